@@ -1,0 +1,100 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// DB is an open, instrumented connection pool to one ClickHouse database.
+// Queries name tables without a database: the pool's default database is Name.
+type DB struct {
+	Conn    driver.Conn
+	Name    string // database name
+	Cluster string // cluster name for ON CLUSTER DDL; empty on a single node
+}
+
+// Open connects to the DSN (clickhouse://host:port/database?...), creating the database when
+// it does not exist, and checks that the server answers.
+func Open(ctx context.Context, dsn string, cluster string) (*DB, error) {
+	opts, err := clickhouse.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("invalid ClickHouse DSN: %w", err)
+	}
+	database := opts.Auth.Database
+	if database == "" {
+		database = "default"
+	}
+	tune(opts)
+	if database != "default" {
+		if err := createDatabase(ctx, *opts, database, cluster); err != nil {
+			return nil, err
+		}
+	}
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := conn.Ping(pctx); err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("ClickHouse at %v does not answer: %w", opts.Addr, err)
+	}
+	return &DB{Conn: instrument(conn), Name: database, Cluster: cluster}, nil
+}
+
+// tune sets pool limits suited to a service: fail fast when ClickHouse is down instead of
+// waiting the driver's 30 s default.
+func tune(opts *clickhouse.Options) {
+	if opts.DialTimeout == 0 || opts.DialTimeout == 30*time.Second {
+		opts.DialTimeout = 3 * time.Second
+	}
+	if opts.MaxOpenConns == 0 {
+		opts.MaxOpenConns = 32
+	}
+	if opts.MaxIdleConns == 0 {
+		opts.MaxIdleConns = 16
+	}
+	if opts.ConnMaxLifetime == 0 {
+		opts.ConnMaxLifetime = 10 * time.Minute
+	}
+}
+
+func createDatabase(ctx context.Context, opts clickhouse.Options, database, cluster string) error {
+	opts.Auth.Database = "default"
+	conn, err := clickhouse.Open(&opts)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	onCluster := ""
+	if cluster != "" {
+		onCluster = " ON CLUSTER " + quoteIdent(cluster)
+	}
+	// The database name comes from configuration, never from a request; it is still quoted.
+	if err := conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(database)+onCluster); err != nil {
+		return fmt.Errorf("create database %s: %w", database, err)
+	}
+	return nil
+}
+
+// Close releases the pool.
+func (db *DB) Close() error { return db.Conn.Close() }
+
+// Ping reports whether ClickHouse answers within the context.
+func (db *DB) Ping(ctx context.Context) error { return db.Conn.Ping(ctx) }
+
+func quoteIdent(s string) string {
+	out := []byte{'`'}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' || s[i] == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '`'))
+}

@@ -1,0 +1,244 @@
+package schema
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+)
+
+// LocalServer is a ClickHouse server launched as a child process with its data under Dir.
+// energyd uses it when no DSN is configured; tests share one per test binary.
+type LocalServer struct {
+	Dir  string // holds config.xml, data/ and the endpoint file
+	Port int    // native protocol port on 127.0.0.1
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+	output *lockedBuffer
+}
+
+// endpointFile is where a running launcher records its DSN so that energyctl can find it.
+const endpointFile = "endpoint"
+
+// serverConfig is the smallest configuration both 18.16 and current releases accept.
+// poll_interval=1 keeps SIGTERM from waiting 10 s on idle pooled connections.
+const serverConfig = `<yandex>
+ <logger><console>1</console><level>warning</level></logger>
+ <listen_host>127.0.0.1</listen_host>
+ <mark_cache_size>67108864</mark_cache_size>
+ <timezone>UTC</timezone>
+ <users_config>config.xml</users_config>
+ <profiles><default><poll_interval>1</poll_interval></default></profiles>
+ <users><default><password/><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></default></users>
+ <quotas><default/></quotas>
+</yandex>
+`
+
+// FindServerBinary returns the command that starts a ClickHouse server: Debian's
+// clickhouse-server (18.16) or a current single clickhouse binary run as "clickhouse server".
+// ENERGY_CLICKHOUSE_BINARY overrides the search.
+func FindServerBinary() (path string, prefix []string, err error) {
+	if p := os.Getenv("ENERGY_CLICKHOUSE_BINARY"); p != "" {
+		if strings.HasSuffix(filepath.Base(p), "clickhouse") {
+			return p, []string{"server"}, nil
+		}
+		return p, nil, nil
+	}
+	for _, name := range []string{"clickhouse-server", "/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil, nil
+		}
+	}
+	for _, name := range []string{"clickhouse", "/usr/bin/clickhouse", "/usr/local/bin/clickhouse"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, []string{"server"}, nil
+		}
+	}
+	return "", nil, errors.New("no ClickHouse server binary found: install Debian's clickhouse-server package or a clickhouse binary, or set a DSN")
+}
+
+// StartLocal launches a server with its data in dir on a free loopback port and waits until
+// it answers. A port taken between choosing and binding is retried with another port.
+func StartLocal(ctx context.Context, dir string) (*LocalServer, error) {
+	bin, prefix, err := FindServerBinary()
+	if err != nil {
+		return nil, err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.xml"), []byte(serverConfig), 0o644); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		s, err := startOnce(ctx, bin, prefix, dir)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		msg := err.Error()
+		if !strings.Contains(msg, "Address already in use") && !strings.Contains(msg, "Cannot lock file") {
+			break
+		}
+		// Another server may still be releasing the directory: wait a little and retry.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 300 * time.Millisecond):
+		}
+	}
+	return nil, lastErr
+}
+
+func startOnce(ctx context.Context, bin string, prefix []string, dir string) (*LocalServer, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := append(append([]string{}, prefix...),
+		"--config-file="+filepath.Join(dir, "config.xml"), "--",
+		"--path="+filepath.Join(dir, "data")+"/", "--tcp_port="+strconv.Itoa(port))
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	// Own process group, and SIGTERM when we die, so a crashed parent never leaks a server.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	s := &LocalServer{Dir: dir, Port: port, cmd: cmd, exited: make(chan struct{}), output: out}
+	go func() { _ = cmd.Wait(); close(s.exited) }()
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-s.exited:
+			return nil, fmt.Errorf("clickhouse server exited during start: %s", strings.TrimSpace(lastLines(out.String(), 5)))
+		case <-ctx.Done():
+			_ = s.Stop()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if s.ping(ctx) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = s.Stop()
+			return nil, fmt.Errorf("clickhouse server did not answer within 60 s: %s", lastLines(out.String(), 5))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, endpointFile), []byte(s.DSN("default")+"\n"), 0o644); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *LocalServer) ping(ctx context.Context) error {
+	conn, err := clickhouse.Open(&clickhouse.Options{
+		Addr:        []string{s.Addr()},
+		DialTimeout: time.Second,
+	})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return conn.Ping(pctx)
+}
+
+// Addr is host:port of the native protocol.
+func (s *LocalServer) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)) }
+
+// DSN returns a clickhouse:// DSN for database on this server.
+func (s *LocalServer) DSN(database string) string {
+	return fmt.Sprintf("clickhouse://%s/%s", s.Addr(), database)
+}
+
+// Stop sends SIGTERM and waits for the server to exit (SIGKILL after 20 s).
+func (s *LocalServer) Stop() error {
+	_ = os.Remove(filepath.Join(s.Dir, endpointFile))
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.exited:
+		return nil
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.exited
+		return errors.New("clickhouse server ignored SIGTERM for 20 s and was killed")
+	}
+}
+
+// Exited is closed when the server process has ended.
+func (s *LocalServer) Exited() <-chan struct{} { return s.exited }
+
+// RecordedDSN reads the DSN that a running launcher wrote under dir (energyd's embedded server).
+func RecordedDSN(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, endpointFile))
+	if err != nil {
+		return "", fmt.Errorf("no running embedded ClickHouse recorded under %s (is energyd running?): %w", dir, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lockedBuffer collects the server's console output for error messages.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf.Len() > 1<<20 {
+		b.buf.Reset()
+	}
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,249 @@
+package schema
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migration is one numbered, embedded SQL file; its statements are separated by ";" at a line end.
+type Migration struct {
+	Version int
+	Name    string
+	Text    string
+}
+
+// Migrations returns the embedded migrations in version order. Numbers are never reused.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	seen := map[int]string{}
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and '_'", e.Name())
+		}
+		if prev, dup := seen[v]; dup {
+			return nil, fmt.Errorf("migrations %s and %s share number %d", prev, e.Name(), v)
+		}
+		seen[v] = e.Name()
+		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: v, Name: e.Name(), Text: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+// Render turns a migration into statements for a single node (cluster == "") or a cluster.
+// Placeholders: {{onCluster}}, {{table "t"}} (t, or t_local on a cluster),
+// {{engine "t" "ReplacingMergeTree(version)"}} (Replicated* on a cluster) and
+// {{distributed "t" "shardingKey"}} (a Distributed table over t_local on a cluster, else nothing).
+func Render(m Migration, database, cluster string) ([]string, error) {
+	funcs := template.FuncMap{
+		"onCluster": func() string {
+			if cluster == "" {
+				return ""
+			}
+			return "ON CLUSTER " + quoteIdent(cluster)
+		},
+		"table": func(name string) string {
+			if cluster == "" {
+				return name
+			}
+			return name + "_local"
+		},
+		"engine": func(table, engine string) string {
+			if cluster == "" {
+				return engine
+			}
+			name, args, _ := strings.Cut(engine, "(")
+			args = strings.TrimSuffix(args, ")")
+			zk := fmt.Sprintf("'/clickhouse/tables/{shard}/%s/%s', '{replica}'", database, table)
+			if args != "" {
+				zk += ", " + args
+			}
+			return "Replicated" + name + "(" + zk + ")"
+		},
+		"distributed": func(table, key string) string {
+			if cluster == "" {
+				return ""
+			}
+			return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s ON CLUSTER %s AS %s_local ENGINE = Distributed(%s, %s, %s_local, %s)",
+				table, quoteIdent(cluster), table, quoteIdent(cluster), quoteIdent(database), table, key)
+		},
+	}
+	t, err := template.New(m.Name).Funcs(funcs).Parse(m.Text)
+	if err != nil {
+		return nil, fmt.Errorf("migration %s: %w", m.Name, err)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, nil); err != nil {
+		return nil, fmt.Errorf("migration %s: %w", m.Name, err)
+	}
+	var stmts []string
+	for _, s := range strings.Split(buf.String(), ";\n") {
+		if s = strings.TrimSpace(stripComments(s)); s != "" {
+			stmts = append(stmts, strings.TrimSuffix(s, ";"))
+		}
+	}
+	return stmts, nil
+}
+
+func stripComments(s string) string {
+	var keep []string
+	for _, line := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// Migrate applies every migration not yet recorded in schema_migrations, in order, each once.
+// Two processes starting together are serialised by a lock table: CREATE TABLE without
+// IF NOT EXISTS succeeds for exactly one of them. Statements are idempotent as well, so a
+// migration interrupted by a crash is simply applied again.
+func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	all, err := Migrations()
+	if err != nil {
+		return err
+	}
+	onCluster := ""
+	if db.Cluster != "" {
+		onCluster = " ON CLUSTER " + quoteIdent(db.Cluster)
+	}
+	if err := db.Conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS schema_migrations"+onCluster+
+		" (version UInt32, name String, applied_ts DateTime('UTC')) ENGINE = ReplacingMergeTree() ORDER BY version"); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	unlock, err := db.lockMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	applied := map[int]bool{}
+	rows, err := db.Conn.Query(ctx, "SELECT DISTINCT version FROM schema_migrations")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var v uint32
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		applied[int(v)] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, m := range all {
+		if applied[m.Version] {
+			continue
+		}
+		stmts, err := Render(m, db.Name, db.Cluster)
+		if err != nil {
+			return err
+		}
+		for _, s := range stmts {
+			sctx := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"allow_experimental_low_cardinality_type": 1}))
+			if err := db.Conn.Exec(sctx, s); err != nil {
+				return fmt.Errorf("migration %s: %w\n%s", m.Name, err, s)
+			}
+		}
+		b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO schema_migrations (version, name, applied_ts)")
+		if err != nil {
+			return err
+		}
+		if err := b.Append(uint32(m.Version), m.Name, time.Now().UTC()); err != nil {
+			return err
+		}
+		if err := b.Send(); err != nil {
+			return fmt.Errorf("record migration %s: %w", m.Name, err)
+		}
+		log.Info("migration applied", "version", m.Version, "name", m.Name)
+	}
+	return nil
+}
+
+// lockStale is how old a lock must be before another process may break it (its owner died).
+const lockStale = 2 * time.Minute
+
+func (db *DB) lockMigrations(ctx context.Context) (func(), error) {
+	owner := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	for {
+		err := db.Conn.Exec(ctx, "CREATE TABLE schema_migrations_lock (owner String, acquired_ts DateTime('UTC')) ENGINE = TinyLog")
+		if err == nil {
+			b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO schema_migrations_lock (owner, acquired_ts)")
+			if err == nil {
+				if err = b.Append(owner, time.Now().UTC()); err == nil {
+					err = b.Send()
+				}
+			}
+			if err != nil {
+				_ = db.Conn.Exec(context.Background(), "DROP TABLE IF EXISTS schema_migrations_lock")
+				return nil, fmt.Errorf("record migration lock: %w", err)
+			}
+			return func() { _ = db.Conn.Exec(context.Background(), "DROP TABLE IF EXISTS schema_migrations_lock") }, nil
+		}
+		var ex *clickhouse.Exception
+		if !errors.As(err, &ex) || ex.Code != 57 { // 57: TABLE_ALREADY_EXISTS
+			return nil, fmt.Errorf("take migration lock: %w", err)
+		}
+		if db.lockIsStale(ctx) {
+			_ = db.Conn.Exec(ctx, "DROP TABLE IF EXISTS schema_migrations_lock")
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the migration lock: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (db *DB) lockIsStale(ctx context.Context) bool {
+	var ts time.Time
+	var n uint64
+	row := db.Conn.QueryRow(ctx, "SELECT count(), max(acquired_ts) FROM schema_migrations_lock")
+	if err := row.Scan(&n, &ts); err != nil {
+		return false // the table vanished or is being written: look again
+	}
+	if n == 0 {
+		// Created but not yet written: stale only if the owner died in between, which we
+		// cannot see; a short grace period covers the normal case.
+		time.Sleep(500 * time.Millisecond)
+		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM schema_migrations_lock").Scan(&n); err != nil {
+			return false
+		}
+		return n == 0
+	}
+	return time.Since(ts) > lockStale
+}

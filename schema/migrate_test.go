@@ -1,0 +1,171 @@
+package schema_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"energy/schema"
+	"energy/schema/chtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(chtest.Main(m)) }
+
+func tables(t *testing.T, db *schema.DB) []string {
+	t.Helper()
+	rows, err := db.Conn.Query(context.Background(), "SELECT name FROM system.tables WHERE database = ? ORDER BY name", db.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func TestMigrateTwiceLeavesOneSchema(t *testing.T) {
+	db := chtest.DB(t) // migrated once
+	before := tables(t, db)
+	if err := db.Migrate(context.Background(), nil); err != nil {
+		t.Fatalf("second migration run: %v", err)
+	}
+	after := tables(t, db)
+	if strings.Join(before, ",") != strings.Join(after, ",") {
+		t.Fatalf("tables changed on second run:\n%v\n%v", before, after)
+	}
+	for _, want := range []string{"tenants", "api_tokens", "sites", "pods", "tariffs", "weather_stations", "elec_indexes", "load_curve_points", "schema_migrations"} {
+		found := false
+		for _, n := range after {
+			found = found || n == want
+		}
+		if !found {
+			t.Errorf("table %s missing after migrations: %v", want, after)
+		}
+	}
+	all, _ := schema.Migrations()
+	var n uint64
+	if err := db.Conn.QueryRow(context.Background(), "SELECT count() FROM schema_migrations FINAL").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if int(n) != len(all) {
+		t.Fatalf("schema_migrations holds %d versions, want %d", n, len(all))
+	}
+}
+
+func TestMigrateConcurrently(t *testing.T) {
+	dsn := chtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	dbs := make([]*schema.DB, 4)
+	for i := range dbs {
+		db, err := schema.Open(ctx, dsn, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	for i := range dbs {
+		wg.Add(1)
+		go func(i int) { defer wg.Done(); errs[i] = dbs[i].Migrate(ctx, nil) }(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("migrator %d: %v", i, err)
+		}
+	}
+	var rows, distinct uint64
+	if err := dbs[0].Conn.QueryRow(ctx, "SELECT count(), uniqExact(version) FROM schema_migrations").Scan(&rows, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := schema.Migrations()
+	if int(distinct) != len(all) || rows != distinct {
+		t.Fatalf("concurrent runs recorded %d rows for %d versions, want each of %d once", rows, distinct, len(all))
+	}
+	for _, n := range tables(t, dbs[0]) {
+		if n == "schema_migrations_lock" {
+			t.Fatal("migration lock left behind")
+		}
+	}
+}
+
+func TestRenderClusterVariant(t *testing.T) {
+	all, err := schema.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := schema.Render(all[0], "energy", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(stmts, "\n;\n")
+	for _, want := range []string{
+		"CREATE TABLE IF NOT EXISTS tenants_local ON CLUSTER `main`",
+		"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/energy/tenants', '{replica}', version)",
+		"CREATE TABLE IF NOT EXISTS tenants ON CLUSTER `main` AS tenants_local ENGINE = Distributed(`main`, `energy`, tenants_local, cityHash64(tenant_id))",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("cluster rendering lacks %q", want)
+		}
+	}
+	single, _ := schema.Render(all[0], "energy", "")
+	if strings.Contains(strings.Join(single, ""), "Replicated") || strings.Contains(strings.Join(single, ""), "_local") {
+		t.Error("single-node rendering mentions cluster engines")
+	}
+}
+
+func TestLauncherStartsAndStops(t *testing.T) {
+	if _, _, err := schema.FindServerBinary(); err != nil {
+		t.Skip("launcher needs a clickhouse binary: ", err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := schema.StartLocal(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := schema.RecordedDSN(dir)
+	if err != nil || recorded != s.DSN("default") {
+		t.Fatalf("recorded DSN %q (%v), want %q", recorded, err, s.DSN("default"))
+	}
+	db, err := schema.Open(ctx, s.DSN("launcher"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one uint8
+	if err := db.Conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("SELECT 1 = %d, %v", one, err)
+	}
+	defer db.Close()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Exited():
+	default:
+		t.Fatal("server still running after Stop")
+	}
+	if _, err := schema.RecordedDSN(dir); err == nil {
+		t.Fatal("endpoint file left after Stop")
+	}
+	err = db.Ping(ctx)
+	if err == nil {
+		t.Fatal("ping succeeded after Stop")
+	}
+	if !schema.IsUnavailable(err) {
+		t.Fatalf("error after stop not classified as unavailable: %v", err)
+	}
+}
