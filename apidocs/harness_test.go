@@ -1,0 +1,104 @@
+package apidocs
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"energy/schema"
+	"energy/schema/chtest"
+	"energy/schema/registry"
+)
+
+func TestMain(m *testing.M) { os.Exit(chtest.Main(m)) }
+
+// harness is a main service on a throwaway database, reached over real HTTP.
+type harness struct {
+	t     *testing.T
+	db    *schema.DB
+	reg   *registry.Store
+	srv   *httptest.Server
+	admin string // secret of an admin token of tenant "acme"
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	db := chtest.DB(t)
+	reg := registry.New(db)
+	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	hs := &harness{t: t, db: db, reg: reg, srv: srv}
+	hs.admin = hs.token("acme", "admin")
+	return hs
+}
+
+// token creates a token of tenant with the comma-separated scopes and returns its secret.
+func (h *harness) token(tenant, scopes string) string {
+	h.t.Helper()
+	secret, _, err := h.reg.CreateToken(context.Background(), tenant, strings.Split(scopes, ","), 0, "test")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return secret
+}
+
+// do sends a request with an optional bearer token and JSON body; it returns status and body.
+func (h *harness) do(method, path, token, body string) (int, []byte, http.Header) {
+	h.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, r)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header
+}
+
+// wantError checks status, errorCode and that the description mentions each of mentions.
+func (h *harness) wantError(status int, body []byte, hdr http.Header, wantStatus int, wantCode string, mentions ...string) {
+	h.t.Helper()
+	if status != wantStatus {
+		h.t.Fatalf("status %d, want %d; body %s", status, wantStatus, body)
+	}
+	if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		h.t.Errorf("error Content-Type %q, want application/json", ct)
+	}
+	var e struct {
+		ErrorCode        string `json:"errorCode"`
+		ErrorDescription string `json:"errorDescription"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil {
+		h.t.Fatalf("error body %s is not the error model: %v", body, err)
+	}
+	if e.ErrorCode != wantCode {
+		h.t.Fatalf("errorCode %q, want %q (%s)", e.ErrorCode, wantCode, e.ErrorDescription)
+	}
+	if e.ErrorDescription == "" {
+		h.t.Fatal("empty errorDescription")
+	}
+	for _, m := range mentions {
+		if !strings.Contains(e.ErrorDescription, m) {
+			h.t.Errorf("errorDescription %q does not mention %q", e.ErrorDescription, m)
+		}
+	}
+}

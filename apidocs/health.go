@@ -1,0 +1,45 @@
+package apidocs
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+type healthOutput struct {
+	Body struct {
+		Status string `json:"status" example:"ok"`
+	}
+}
+
+// addHealth registers /healthz (the process answers) and /readyz (migrations applied and
+// ClickHouse answers).
+func addHealth(api huma.API, ready func(context.Context) error) {
+	huma.Register(api, huma.Operation{
+		OperationID: "healthz", Method: http.MethodGet, Path: "/healthz", Tags: []string{"Operations"},
+		Summary: "Liveness: the process answers",
+	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+		out := &healthOutput{}
+		out.Body.Status = "ok"
+		return out, nil
+	})
+	huma.Register(api, huma.Operation{
+		OperationID: "readyz", Method: http.MethodGet, Path: "/readyz", Tags: []string{"Operations"},
+		Summary:     "Readiness: migrations applied and ClickHouse answers",
+		Description: "503 STORAGE_UNAVAILABLE until the schema is migrated and while ClickHouse does not answer.",
+		Errors:      []int{http.StatusServiceUnavailable},
+	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if err := ready(pctx); err != nil {
+			e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready: %v", err)
+			e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
+			return nil, e
+		}
+		out := &healthOutput{}
+		out.Body.Status = "ready"
+		return out, nil
+	})
+}

@@ -1,0 +1,76 @@
+// Package apidocs is the HTTP surface: Huma operations on chi, the error model, request ids,
+// authentication, metrics and the OpenAPI description.
+package apidocs
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"energy/schema/registry"
+)
+
+// APIVersion is the version of the collection API description (spec "Versioning").
+const APIVersion = "0.0.1"
+
+// Config is what the HTTP surface needs; each feature takes only its own part.
+type Config struct {
+	Registry *registry.Store
+	// Ready reports whether the service can answer (migrations applied, ClickHouse up).
+	Ready func(context.Context) error
+	// PublicURL is the base of returned links; empty means "from the request".
+	PublicURL string
+}
+
+// newAPI builds a chi router with the shared middleware and a Huma API on it.
+func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.API) {
+	router := chi.NewRouter()
+	router.Use(withRequestID, measure(listener), recoverPanics)
+	hc := huma.DefaultConfig(title, APIVersion)
+	hc.Info.Description = description
+	hc.CreateHooks = nil // no $schema member in bodies
+	hc.DocsPath = ""     // served offline by addDocs
+	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		bearerScheme: {Type: "http", Scheme: "bearer", Description: "Opaque token created with `energyctl token create`; scopes: collect, read, targets, advices, admin (implies all)."},
+	}
+	api := humachi.New(router, hc)
+	api.UseMiddleware(authenticate(api, cfg.Registry))
+	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, Fail(http.StatusNotFound, CodeNotFound, "no resource at %s %s", r.Method, r.URL.Path))
+	})
+	router.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, Fail(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
+	router.Handle("/metrics", promhttp.Handler())
+	addHealth(api, cfg.Ready)
+	return router, api
+}
+
+// NewMain returns the main service ({base_url}): every /v1 and /v2 path but the recommendation job.
+func NewMain(cfg Config) (http.Handler, huma.API) {
+	router, api := newAPI("main", "Energy data service",
+		"Collects smart-meter archives and answers consumption, comparison, heating, weather and target questions.", cfg)
+	addAdmin(api, cfg.Registry)
+	return router, api
+}
+
+// NewAdvice returns the recommendation service ({simulation_url}).
+func NewAdvice(cfg Config) (http.Handler, huma.API) {
+	router, api := newAPI("advice", "Energy recommendation service",
+		"Produces savings advice from housing inputs through jobs.", cfg)
+	return router, api
+}
+
+// site loads a site of the caller's tenant; unknown and foreign sites are both 404.
+func site(ctx context.Context, reg *registry.Store, siteID string) (registry.Site, error) {
+	s, err := reg.Site(ctx, Caller(ctx).TenantID, siteID)
+	if errors.Is(err, registry.ErrNotFound) {
+		return s, SiteNotFound(siteID)
+	}
+	return s, err
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// config is energyd's configuration: each flag has an ENERGY_* environment fallback
+// (decisions "Running"; names and defaults are fixed, scripts depend on them).
+type config struct {
+	Listen          string
+	AdviceListen    string
+	DataDir         string
+	ClickHouseDSN   string
+	ClickHouseClust string
+	PublicURL       string
+	PGPKeyFiles     []string
+	JobDeadline     time.Duration
+	Workers         int
+	LogLevel        string
+}
+
+func loadConfig(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("energyd", flag.ContinueOnError)
+	str := func(p *string, name, env, def, usage string) {
+		fs.StringVar(p, name, envOr(env, def), usage+" (env "+env+")")
+	}
+	str(&c.Listen, "listen", "ENERGY_LISTEN", ":8080", "address of the main API")
+	str(&c.AdviceListen, "advice-listen", "ENERGY_ADVICE_LISTEN", ":8081", "address of the recommendation API; empty disables it")
+	str(&c.DataDir, "data-dir", "ENERGY_DATA_DIR", "./var", "directory of the embedded ClickHouse and the archive spool")
+	str(&c.ClickHouseDSN, "clickhouse-dsn", "ENERGY_CLICKHOUSE_DSN", "", "ClickHouse DSN (clickhouse://host:9000/db); empty launches an embedded server under the data dir")
+	str(&c.ClickHouseClust, "clickhouse-cluster", "ENERGY_CLICKHOUSE_CLUSTER", "", "ClickHouse cluster name: migrations use ON CLUSTER, Replicated and Distributed tables")
+	str(&c.PublicURL, "public-url", "ENERGY_PUBLIC_URL", "", "base of the links the API returns; default from the request")
+	var keys string
+	str(&keys, "pgp-key-files", "ENERGY_PGP_KEY_FILES", "", "comma-separated OpenPGP private key files for encrypted archives")
+	var deadline string
+	str(&deadline, "job-deadline", "ENERGY_JOB_DEADLINE", "10m", "a job not finished this long after submission ends in TIMEOUT")
+	var workers string
+	str(&workers, "workers", "ENERGY_WORKERS", "2", "archive processing workers")
+	str(&c.LogLevel, "log-level", "ENERGY_LOG_LEVEL", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	for _, k := range strings.Split(keys, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			c.PGPKeyFiles = append(c.PGPKeyFiles, k)
+		}
+	}
+	var err error
+	if c.JobDeadline, err = time.ParseDuration(deadline); err != nil || c.JobDeadline <= 0 {
+		return c, fmt.Errorf("--job-deadline: %q is not a positive duration (for example 10m)", deadline)
+	}
+	if _, err := fmt.Sscan(workers, &c.Workers); err != nil || c.Workers < 1 || c.Workers > 64 {
+		return c, fmt.Errorf("--workers: %q is not a number from 1 to 64", workers)
+	}
+	return c, nil
+}
+
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,108 @@
+// Command energyd serves the main API and the recommendation API.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"energy/apidocs"
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+func main() {
+	if err := run(); err != nil {
+		slog.Error("energyd stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := loadConfig(os.Args[1:])
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	dsn := cfg.ClickHouseDSN
+	if dsn == "" {
+		srv, err := schema.StartLocal(ctx, filepath.Join(cfg.DataDir, "clickhouse"))
+		if err != nil {
+			return fmt.Errorf("embedded ClickHouse: %w", err)
+		}
+		defer srv.Stop()
+		dsn = srv.DSN("energy")
+		log.Info("embedded ClickHouse started", "dsn", dsn, "dir", srv.Dir)
+	}
+	db, err := schema.Open(ctx, dsn, cfg.ClickHouseClust)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var migrated atomic.Bool
+	if err := db.Migrate(ctx, log); err != nil {
+		return err
+	}
+	migrated.Store(true)
+	ready := func(ctx context.Context) error {
+		if !migrated.Load() {
+			return errors.New("migrations not applied yet")
+		}
+		return db.Ping(ctx)
+	}
+
+	reg := registry.New(db)
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL}
+	mainHandler, _ := apidocs.NewMain(apiCfg)
+
+	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second}}
+	if cfg.AdviceListen != "" {
+		adviceHandler, _ := apidocs.NewAdvice(apiCfg)
+		servers = append(servers, &http.Server{Addr: cfg.AdviceListen, Handler: adviceHandler, ReadHeaderTimeout: 10 * time.Second})
+	}
+	errc := make(chan error, len(servers))
+	for _, s := range servers {
+		l, err := net.Listen("tcp", s.Addr)
+		if err != nil {
+			return err
+		}
+		log.Info("listening", "addr", l.Addr().String())
+		go func(s *http.Server) {
+			if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}(s)
+	}
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down: finishing in-flight requests")
+	case err := <-errc:
+		return err
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		if err := s.Shutdown(sctx); err != nil {
+			log.Warn("shutdown", "addr", s.Addr, "error", err)
+		}
+	}
+	return nil
+}

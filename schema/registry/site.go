@@ -1,0 +1,175 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Heating fluids of a site.
+const (
+	HeatingGas  = "GAS"
+	HeatingElec = "ELEC"
+	HeatingNone = "NONE"
+)
+
+// DefaultTimezone is the zone of a site that names none.
+const DefaultTimezone = "Europe/Paris"
+
+// Site is a customer's place of consumption. Ids are unique within a tenant.
+type Site struct {
+	TenantID         string `json:"-"`
+	SiteID           string `json:"siteId"`
+	SiteCustomerID   string `json:"siteCustomerId,omitempty"`
+	PersonCustomerID string `json:"personCustomerId,omitempty"`
+	Timezone         string `json:"timezone"`
+	WeatherStationID string `json:"weatherStationId,omitempty"`
+	TariffID         string `json:"tariffId,omitempty"`
+	HeatingFluid     string `json:"heatingFluid"`
+}
+
+// Location is the site's IANA time zone (Validate has checked it loads).
+func (s Site) Location() *time.Location {
+	loc, err := time.LoadLocation(s.Timezone)
+	if err != nil {
+		loc, _ = time.LoadLocation(DefaultTimezone)
+	}
+	return loc
+}
+
+// Normalize fills defaults: the Paris time zone and no heating fluid.
+func (s *Site) Normalize() {
+	if s.Timezone == "" {
+		s.Timezone = DefaultTimezone
+	}
+	if s.HeatingFluid == "" {
+		s.HeatingFluid = HeatingNone
+	}
+}
+
+// Validate checks the site's own fields (references are checked by PutSite).
+func (s Site) Validate() error {
+	if err := validID("siteId", s.SiteID); err != nil {
+		return err
+	}
+	if (s.SiteCustomerID == "") != (s.PersonCustomerID == "") {
+		return fieldErr("personCustomerId", "siteCustomerId and personCustomerId go together: give both or neither")
+	}
+	if s.SiteCustomerID != "" {
+		if err := validText("siteCustomerId", s.SiteCustomerID); err != nil {
+			return err
+		}
+		if err := validText("personCustomerId", s.PersonCustomerID); err != nil {
+			return err
+		}
+	}
+	if _, err := time.LoadLocation(s.Timezone); err != nil || s.Timezone == "" || s.Timezone == "Local" {
+		return fieldErr("timezone", "unknown IANA time zone %q (for example Europe/Paris)", s.Timezone)
+	}
+	switch s.HeatingFluid {
+	case HeatingGas, HeatingElec, HeatingNone:
+	default:
+		return fieldErr("heatingFluid", "must be GAS, ELEC or NONE (got %q)", s.HeatingFluid)
+	}
+	return nil
+}
+
+func validText(field, v string) error {
+	if len(v) > 256 {
+		return fieldErr(field, "must be at most 256 characters")
+	}
+	return nil
+}
+
+const siteColumns = "tenant_id, site_id, site_customer_id, person_customer_id, timezone, weather_station_id, tariff_id, heating_fluid"
+
+// PutSite creates or replaces a site after checking that its tariff and weather station exist
+// in the tenant and that no other site of the tenant has the same customer identifiers.
+func (s *Store) PutSite(ctx context.Context, site Site) error {
+	site.Normalize()
+	if err := site.Validate(); err != nil {
+		return err
+	}
+	if site.TariffID != "" {
+		if _, err := s.Tariff(ctx, site.TenantID, site.TariffID); err == ErrNotFound {
+			return fieldErr("tariffId", "tariff %q does not exist (create it with PUT /v2/tariffs/%s)", site.TariffID, site.TariffID)
+		} else if err != nil {
+			return err
+		}
+	}
+	if site.WeatherStationID != "" {
+		if _, err := s.Station(ctx, site.TenantID, site.WeatherStationID); err == ErrNotFound {
+			return fieldErr("weatherStationId", "weather station %q does not exist (create it with PUT /v1/weather-stations/%s)", site.WeatherStationID, site.WeatherStationID)
+		} else if err != nil {
+			return err
+		}
+	}
+	if site.SiteCustomerID != "" {
+		other, err := s.SiteByCustomer(ctx, site.TenantID, site.SiteCustomerID, site.PersonCustomerID)
+		if err == nil && other.SiteID != site.SiteID {
+			return fieldErr("siteCustomerId", "siteCustomerId %q with personCustomerId %q already identifies site %q", site.SiteCustomerID, site.PersonCustomerID, other.SiteID)
+		} else if err != nil && err != ErrNotFound {
+			return err
+		}
+	}
+	if err := s.ensureTenant(ctx, site.TenantID); err != nil {
+		return err
+	}
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO sites ("+siteColumns+", updated_ts, version)")
+	if err != nil {
+		return err
+	}
+	if err := b.Append(site.TenantID, site.SiteID, site.SiteCustomerID, site.PersonCustomerID, site.Timezone,
+		site.WeatherStationID, site.TariffID, site.HeatingFluid, s.now().UTC(), s.version()); err != nil {
+		return err
+	}
+	return b.Send()
+}
+
+// Site returns a site of the tenant, or ErrNotFound (also when another tenant has that id).
+func (s *Store) Site(ctx context.Context, tenantID, siteID string) (Site, error) {
+	sites, err := s.querySites(ctx, "tenant_id = ? AND site_id = ?", tenantID, siteID)
+	if err != nil {
+		return Site{}, err
+	}
+	if len(sites) == 0 {
+		return Site{}, ErrNotFound
+	}
+	return sites[0], nil
+}
+
+// SiteByCustomer resolves the marketer's identifiers to the tenant's site.
+func (s *Store) SiteByCustomer(ctx context.Context, tenantID, siteCustomerID, personCustomerID string) (Site, error) {
+	sites, err := s.querySites(ctx, "tenant_id = ? AND site_customer_id = ? AND person_customer_id = ?", tenantID, siteCustomerID, personCustomerID)
+	if err != nil {
+		return Site{}, err
+	}
+	if len(sites) == 0 {
+		return Site{}, ErrNotFound
+	}
+	return sites[0], nil
+}
+
+// Sites lists the tenant's sites by id.
+func (s *Store) Sites(ctx context.Context, tenantID string) ([]Site, error) {
+	return s.querySites(ctx, "tenant_id = ?", tenantID)
+}
+
+// querySites reads sites matching where, a fixed condition with bound values.
+func (s *Store) querySites(ctx context.Context, where string, args ...any) ([]Site, error) {
+	rows, err := s.db.Conn.Query(ctx, fmt.Sprintf("SELECT %s FROM sites FINAL WHERE %s ORDER BY site_id", siteColumns, where), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Site
+	for rows.Next() {
+		var st Site
+		if err := rows.Scan(&st.TenantID, &st.SiteID, &st.SiteCustomerID, &st.PersonCustomerID, &st.Timezone,
+			&st.WeatherStationID, &st.TariffID, &st.HeatingFluid); err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,75 @@
+package registry
+
+import (
+	"context"
+	"regexp"
+	"sync/atomic"
+	"time"
+
+	"energy/schema"
+)
+
+// Store reads and writes reference data in ClickHouse.
+type Store struct {
+	db      *schema.DB
+	auth    tokenCache
+	lastVer atomic.Uint64
+	// Versions counts data changes per site (bumped by ingest) for result caches.
+	Versions *DataVersions
+
+	now func() time.Time
+}
+
+// New returns a store over db.
+func New(db *schema.DB) *Store {
+	return &Store{db: db, now: time.Now, Versions: NewDataVersions()}
+}
+
+// DB is the database the store writes to.
+func (s *Store) DB() *schema.DB { return s.db }
+
+// version returns a strictly increasing row version (unix nanoseconds) so that the last
+// write of a resource wins in ReplacingMergeTree, even within one nanosecond.
+func (s *Store) version() uint64 {
+	for {
+		now := uint64(time.Now().UnixNano())
+		last := s.lastVer.Load()
+		if now <= last {
+			now = last + 1
+		}
+		if s.lastVer.CompareAndSwap(last, now) {
+			return now
+		}
+	}
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// validID checks an identifier used in paths: 1-128 characters, letters, digits, . _ : -.
+func validID(field, id string) error {
+	if !idPattern.MatchString(id) {
+		return fieldErr(field, "must be 1 to 128 characters among letters, digits, '.', '_', ':' and '-', starting with a letter or digit (got %q)", id)
+	}
+	return nil
+}
+
+// ValidID is validID for other packages.
+func ValidID(field, id string) error { return validID(field, id) }
+
+func (s *Store) ensureTenant(ctx context.Context, tenantID string) error {
+	var n uint64
+	if err := s.db.Conn.QueryRow(ctx, "SELECT count() FROM tenants WHERE tenant_id = ?", tenantID).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO tenants (tenant_id, name, created_ts, version)")
+	if err != nil {
+		return err
+	}
+	if err := b.Append(tenantID, tenantID, s.now().UTC(), s.version()); err != nil {
+		return err
+	}
+	return b.Send()
+}

@@ -1,0 +1,259 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Tariff options.
+const (
+	OptionBase  = "BASE"
+	OptionHPHC  = "HPHC"
+	OptionTempo = "TEMPO"
+)
+
+// Tariff is a site's contract: how meter dials map to tariff headings, the prices of the
+// headings and the yearly standing charge, each with validity dates (local dates of the site;
+// a period runs until the next validFrom).
+type Tariff struct {
+	TenantID          string                 `json:"-"`
+	TariffID          string                 `json:"tariffId"`
+	Option            string                 `json:"option"`
+	DialHeadings      map[string]string      `json:"dialHeadings"`
+	HeadingGroups     map[string]string      `json:"headingGroups,omitempty"`
+	TimeOfUse         []TimeOfUse            `json:"timeOfUse,omitempty"`
+	DefaultHeading    string                 `json:"defaultHeading,omitempty"`
+	Prices            []PricePeriod          `json:"prices"`
+	StandingCharges   []StandingChargePeriod `json:"standingCharges,omitempty"`
+	CarbonCoefficient *float64               `json:"carbonCoefficient,omitempty"`
+}
+
+// TimeOfUse sends load-curve energy between local times From and To (To may be before From:
+// the range crosses midnight) to Heading.
+type TimeOfUse struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Heading string `json:"heading"`
+}
+
+// PricePeriod gives EUR/kWh per heading from ValidFrom (yyyy-MM-dd) on.
+type PricePeriod struct {
+	ValidFrom string             `json:"validFrom"`
+	ByHeading map[string]float64 `json:"byHeading"`
+}
+
+// StandingChargePeriod gives yearly EUR per component from ValidFrom on.
+type StandingChargePeriod struct {
+	ValidFrom string             `json:"validFrom"`
+	Yearly    map[string]float64 `json:"yearly"`
+}
+
+// Headings returns the tariff's heading names, sorted.
+func (t Tariff) Headings() []string {
+	set := map[string]bool{}
+	for _, h := range t.DialHeadings {
+		set[h] = true
+	}
+	if t.DefaultHeading != "" {
+		set[t.DefaultHeading] = true
+	}
+	for _, r := range t.TimeOfUse {
+		set[r.Heading] = true
+	}
+	var out []string
+	for h := range set {
+		out = append(out, h)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Group returns the heading group of a heading (the heading itself when none is set).
+func (t Tariff) Group(heading string) string {
+	if g, ok := t.HeadingGroups[heading]; ok && g != "" {
+		return g
+	}
+	return heading
+}
+
+// Normalize sorts periods by date and fills the default heading of single-heading tariffs.
+func (t *Tariff) Normalize() {
+	sort.SliceStable(t.Prices, func(i, j int) bool { return t.Prices[i].ValidFrom < t.Prices[j].ValidFrom })
+	sort.SliceStable(t.StandingCharges, func(i, j int) bool { return t.StandingCharges[i].ValidFrom < t.StandingCharges[j].ValidFrom })
+	if t.DefaultHeading == "" {
+		hs := map[string]bool{}
+		for _, h := range t.DialHeadings {
+			hs[h] = true
+		}
+		if len(hs) == 1 {
+			for h := range hs {
+				t.DefaultHeading = h
+			}
+		}
+	}
+}
+
+// Validate checks every field and names the first bad one.
+func (t Tariff) Validate() error {
+	if err := validID("tariffId", t.TariffID); err != nil {
+		return err
+	}
+	switch t.Option {
+	case OptionBase, OptionHPHC, OptionTempo:
+	default:
+		return fieldErr("option", "must be BASE, HPHC or TEMPO (got %q)", t.Option)
+	}
+	if len(t.DialHeadings) == 0 {
+		return fieldErr("dialHeadings", "must map at least one meter dial number to a tariff heading")
+	}
+	headings := map[string]bool{}
+	for dial, h := range t.DialHeadings {
+		if dial == "" || h == "" {
+			return fieldErr("dialHeadings", "dial numbers and heading names must not be empty")
+		}
+		headings[h] = true
+	}
+	for h, g := range t.HeadingGroups {
+		if !headings[h] {
+			return fieldErr("headingGroups."+h, "heading %q is not one of dialHeadings' headings", h)
+		}
+		if g == "" {
+			return fieldErr("headingGroups."+h, "group name must not be empty")
+		}
+	}
+	if t.DefaultHeading != "" && !headings[t.DefaultHeading] {
+		return fieldErr("defaultHeading", "heading %q is not one of dialHeadings' headings", t.DefaultHeading)
+	}
+	if len(t.TimeOfUse) > 0 && t.DefaultHeading == "" {
+		return fieldErr("defaultHeading", "is required with timeOfUse (time not covered by a range goes to it)")
+	}
+	for i, r := range t.TimeOfUse {
+		f := fmt.Sprintf("timeOfUse[%d]", i)
+		if _, err := ParseClock(r.From); err != nil {
+			return fieldErr(f+".from", "must be a local time HH:MM (got %q)", r.From)
+		}
+		if _, err := ParseClock(r.To); err != nil {
+			return fieldErr(f+".to", "must be a local time HH:MM (got %q)", r.To)
+		}
+		if r.From == r.To {
+			return fieldErr(f+".to", "must differ from from")
+		}
+		if !headings[r.Heading] {
+			return fieldErr(f+".heading", "heading %q is not one of dialHeadings' headings", r.Heading)
+		}
+	}
+	if len(t.Prices) == 0 {
+		return fieldErr("prices", "at least one price period is required")
+	}
+	seen := map[string]bool{}
+	for i, p := range t.Prices {
+		f := fmt.Sprintf("prices[%d]", i)
+		if _, err := time.Parse(time.DateOnly, p.ValidFrom); err != nil {
+			return fieldErr(f+".validFrom", "must be a date yyyy-MM-dd (got %q)", p.ValidFrom)
+		}
+		if seen[p.ValidFrom] {
+			return fieldErr(f+".validFrom", "overlaps another price period starting on %s", p.ValidFrom)
+		}
+		seen[p.ValidFrom] = true
+		for h := range headings {
+			if _, ok := p.ByHeading[h]; !ok {
+				return fieldErr(f+".byHeading."+h, "price of heading %q is missing", h)
+			}
+		}
+		for h, v := range p.ByHeading {
+			if !headings[h] {
+				return fieldErr(f+".byHeading."+h, "heading %q is not one of dialHeadings' headings", h)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fieldErr(f+".byHeading."+h, "price must be a finite number of EUR/kWh, not negative (got %v)", v)
+			}
+		}
+	}
+	seen = map[string]bool{}
+	for i, c := range t.StandingCharges {
+		f := fmt.Sprintf("standingCharges[%d]", i)
+		if _, err := time.Parse(time.DateOnly, c.ValidFrom); err != nil {
+			return fieldErr(f+".validFrom", "must be a date yyyy-MM-dd (got %q)", c.ValidFrom)
+		}
+		if seen[c.ValidFrom] {
+			return fieldErr(f+".validFrom", "overlaps another standing-charge period starting on %s", c.ValidFrom)
+		}
+		seen[c.ValidFrom] = true
+		if len(c.Yearly) == 0 {
+			return fieldErr(f+".yearly", "must name at least one component (for example subscription)")
+		}
+		for name, v := range c.Yearly {
+			if name == "" {
+				return fieldErr(f+".yearly", "component names must not be empty")
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fieldErr(f+".yearly."+name, "must be a finite number of EUR per year, not negative (got %v)", v)
+			}
+		}
+	}
+	if c := t.CarbonCoefficient; c != nil && (math.IsNaN(*c) || math.IsInf(*c, 0) || *c < 0) {
+		return fieldErr("carbonCoefficient", "must be a finite number of kgCO2e/kWh, not negative (got %v)", *c)
+	}
+	return nil
+}
+
+// ParseClock parses a local time of day "HH:MM" (00:00..23:59, or 24:00) into minutes.
+func ParseClock(s string) (int, error) {
+	var h, m int
+	if len(s) != 5 || s[2] != ':' {
+		return 0, fmt.Errorf("bad time %q", s)
+	}
+	if _, err := fmt.Sscanf(s, "%02d:%02d", &h, &m); err != nil || h < 0 || m < 0 || m > 59 || h > 24 || (h == 24 && m != 0) {
+		return 0, fmt.Errorf("bad time %q", s)
+	}
+	return h*60 + m, nil
+}
+
+// PutTariff creates or replaces a tariff.
+func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
+	t.Normalize()
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	def, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if err := s.ensureTenant(ctx, t.TenantID); err != nil {
+		return err
+	}
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO tariffs (tenant_id, tariff_id, option, carbon_coefficient, definition, updated_ts, version)")
+	if err != nil {
+		return err
+	}
+	if err := b.Append(t.TenantID, t.TariffID, t.Option, t.CarbonCoefficient, string(def), s.now().UTC(), s.version()); err != nil {
+		return err
+	}
+	return b.Send()
+}
+
+// Tariff returns a tariff of the tenant or ErrNotFound.
+func (s *Store) Tariff(ctx context.Context, tenantID, tariffID string) (Tariff, error) {
+	rows, err := s.db.Conn.Query(ctx, "SELECT definition FROM tariffs FINAL WHERE tenant_id = ? AND tariff_id = ?", tenantID, tariffID)
+	if err != nil {
+		return Tariff{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return Tariff{}, notFoundOr(rows.Err())
+	}
+	var def string
+	if err := rows.Scan(&def); err != nil {
+		return Tariff{}, err
+	}
+	var t Tariff
+	if err := json.Unmarshal([]byte(def), &t); err != nil {
+		return Tariff{}, fmt.Errorf("stored tariff %s is corrupt: %w", tariffID, err)
+	}
+	t.TenantID = tenantID
+	return t, nil
+}
