@@ -5,13 +5,13 @@ import "time"
 // ConsumptionRequest is a validated request for the electricity consumption of one site
 // (endpoint 4). The HTTP layer parses and checks it; the engine trusts it.
 type ConsumptionRequest struct {
-	Start, End          time.Time // absolute instants; End excluded
-	StepUnit            string    // "" (one step: the whole period), YEARS, MONTHS, DAYS, HOURS, MINUTES
-	StepValue           int       // ≥1
-	IndexCategories     []string  // allowed categories; empty = all
-	IndexStrategy       string    // NO_ESTIMATED | ALL_ESTIMATED | SURROUNDING_ESTIMATED
-	DataSources         []string  // allowed sources; empty = all
-	LoadCurveCompletion bool
+	Start, End                                                                        time.Time // absolute instants; End excluded
+	StepUnit                                                                          string    // "" (one step: the whole period), YEARS, MONTHS, DAYS, HOURS, MINUTES
+	StepValue                                                                         int       // ≥1
+	IndexCategories                                                                   []string  // allowed categories; empty = all
+	IndexStrategy                                                                     string    // NO_ESTIMATED | ALL_ESTIMATED | SURROUNDING_ESTIMATED
+	DataSources                                                                       []string  // allowed sources; empty = all
+	LoadCurveCompletion                                                               bool
 	WithoutCost, WithCarbonFootprint, WithGlobalConsumption, WithRatioByTariffHeading bool
 }
 
