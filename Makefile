@@ -1,0 +1,35 @@
+# The two commands: `make run` (a demo service with its embedded ClickHouse) and `make test`.
+GO        ?= go
+TEST_TIMEOUT ?= 10m
+PKGS      ?= ./...
+
+.PHONY: build test lint openapi run stop clean
+
+build:
+	$(GO) build -o bin/ ./cmd/...
+
+# Every test against a real ClickHouse (see schema/chtest); prints go test's per-package lines,
+# the failures and a closing "N passed, N failed, N skipped" line.
+test:
+	TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh $(PKGS)
+
+lint:
+	@out="$$(gofmt -l .)"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+# Regenerates the committed OpenAPI descriptions from the code.
+openapi:
+	$(GO) test ./apidocs -run '^TestOpenAPI' -count=1 -update
+
+# Installs what is missing, starts energyd with its embedded ClickHouse under ./var and creates
+# a demo tenant, token, tariff, station and site (see scripts/run.sh).
+run:
+	bash scripts/run.sh
+
+stop:
+	bash scripts/run.sh stop
+
+clean:
+	rm -rf bin
