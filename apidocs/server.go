@@ -56,6 +56,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	router, api := newAPI("main", "Energy data service",
 		"Collects smart-meter archives and answers consumption, comparison, heating, weather and target questions.", cfg)
 	addAdmin(api, cfg.Registry)
+	addWeather(api, cfg.Registry)
 	return router, api
 }
 

@@ -1,0 +1,178 @@
+package apidocs
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"energy/query"
+	"energy/schema/registry"
+)
+
+// weatherDateLayout is the spec's yyyy-MM-dd'T'HH:mm:ss.SSSZ (2024-01-01T00:00:00.000+0100).
+const weatherDateLayout = "2006-01-02T15:04:05.000-0700"
+
+// WeatherItem is one observation or forecast of the site's weather station.
+type WeatherItem struct {
+	Date        string  `json:"date" doc:"Date-time of the value, RFC 3339 with the site's UTC offset" example:"2024-01-01T12:00:00+01:00"`
+	Picto       string  `json:"picto" doc:"Pictogram code P1..P9; when the loader gave none, derived from cloudiness: okta rounded + 1 (P1 clear sky .. P5 partly cloudy .. P9 overcast)" example:"P7"`
+	Temperature float64 `json:"temperature" doc:"Air temperature, °C" example:"3.2"`
+	Wind        float64 `json:"wind" doc:"Wind speed, km/h" example:"12.5"`
+	Cloudiness  float64 `json:"cloudiness" doc:"Sky cover, okta (0 clear .. 8 overcast)" example:"6"`
+}
+
+type weatherOutput struct {
+	Body []WeatherItem
+}
+
+// WeatherRange is the period of a weather read.
+type WeatherRange struct {
+	BeginDate string `query:"beginDate" required:"true" doc:"First date (included), format yyyy-MM-dd'T'HH:mm:ss.SSSZ; a '+' left unencoded (read as a space) is accepted" example:"2024-01-01T00:00:00.000+0100"`
+	EndDate   string `query:"endDate" required:"true" doc:"End date (excluded), same format, after beginDate" example:"2024-01-02T00:00:00.000+0100"`
+}
+
+// parse checks both dates: each in the exact format, the end after the begin.
+func (r WeatherRange) parse() (begin, end time.Time, err error) {
+	if begin, err = parseWeatherDate("beginDate", r.BeginDate); err != nil {
+		return
+	}
+	if end, err = parseWeatherDate("endDate", r.EndDate); err != nil {
+		return
+	}
+	if !end.After(begin) {
+		err = BadParam("query parameter endDate: %s must be after beginDate %s", r.EndDate, r.BeginDate)
+	}
+	return
+}
+
+func parseWeatherDate(name, raw string) (time.Time, error) {
+	v := strings.ReplaceAll(raw, " ", "+") // an unencoded '+' arrives as a space
+	t, err := time.Parse(weatherDateLayout, v)
+	if err != nil || len(v) != len(weatherDateLayout) {
+		return time.Time{}, BadParam("query parameter %s: %q is not a date in the format yyyy-MM-dd'T'HH:mm:ss.SSSZ (for example 2024-01-01T00:00:00.000+0100)", name, raw)
+	}
+	return t, nil
+}
+
+// ObservationBody is one item of PUT /v1/weather-stations/{stationId}/observations.
+type ObservationBody struct {
+	Date        time.Time `json:"date" doc:"Date-time of the value, RFC 3339 with offset, whole seconds" example:"2024-01-01T12:00:00+01:00"`
+	Temperature float64   `json:"temperature" minimum:"-90" maximum:"70" doc:"Air temperature, °C" example:"3.2"`
+	Wind        float64   `json:"wind" minimum:"0" maximum:"500" doc:"Wind speed, km/h" example:"12.5"`
+	Cloudiness  float64   `json:"cloudiness" minimum:"0" maximum:"8" doc:"Sky cover, okta" example:"6"`
+	Picto       string    `json:"picto,omitempty" doc:"Pictogram code such as P7; when absent: P1 + okta rounded (0 okta P1 clear sky .. 4 P5 partly cloudy .. 8 P9 overcast)" example:"P7"`
+}
+
+// ObservationsStored answers a PUT of observations.
+type ObservationsStored struct {
+	StationID string `json:"stationId" example:"07149"`
+	Stored    int    `json:"stored" doc:"Number of items stored (each replaced the station's value at its date, if any)" example:"24"`
+}
+
+type observationsStoredOutput struct {
+	Body ObservationsStored
+}
+
+func addWeather(api huma.API, reg *registry.Store) {
+	weather := query.NewWeather(reg.DB())
+
+	huma.Register(api, huma.Operation{
+		OperationID: "get-site-weathers", Method: http.MethodGet, Path: "/v1/sites/{site-id}/weathers", Tags: []string{"Weather"},
+		Summary: "Weather of the site's station",
+		Description: "Values (measures and forecasts share one series; the latest received value of a date wins) of the site's weather station " +
+			"with date in [beginDate, endDate), oldest first, dates rendered with the site's UTC offset. A site without a weather station gets [].",
+		Security: requireScopes(registry.ScopeRead),
+	}, func(ctx context.Context, in *struct {
+		SiteID string `path:"site-id" doc:"Site identifier" example:"SITE-1"`
+		WeatherRange
+	}) (*weatherOutput, error) {
+		begin, end, err := in.parse()
+		if err != nil {
+			return nil, err
+		}
+		s, err := site(ctx, reg, in.SiteID)
+		if err != nil {
+			return nil, err
+		}
+		items := []WeatherItem{}
+		if s.WeatherStationID == "" {
+			return &weatherOutput{Body: items}, nil
+		}
+		obs, err := weather.Observations(ctx, s.TenantID, s.WeatherStationID, begin, end)
+		if err != nil {
+			return nil, err
+		}
+		return &weatherOutput{Body: weatherItems(obs, s.Location())}, nil
+	})
+
+	huma.Register(api, huma.Operation{
+		OperationID: "put-weather-observations", Method: http.MethodPut, Path: "/v1/weather-stations/{stationId}/observations", Tags: []string{"Admin"},
+		Summary: "Store observations and forecasts of a station",
+		Description: "Upserts by date: each item replaces the station's value at its date (the latest received wins, also within one body), " +
+			"other dates are never deleted. At most 100,000 items per request. Items are validated one by one; the first bad item is " +
+			"named by its index and field in the 400 and nothing is stored. The station must exist (404 NOT_FOUND otherwise).",
+		Security: requireScopes(registry.ScopeAdmin), MaxBodyBytes: 16 << 20,
+	}, func(ctx context.Context, in *struct {
+		StationIDParam
+		Body []ObservationBody `maxItems:"100000"`
+	}) (*observationsStoredOutput, error) {
+		if err := pathID("stationId", in.StationID, ""); err != nil {
+			return nil, err
+		}
+		tenant := Caller(ctx).TenantID
+		if _, err := reg.Station(ctx, tenant, in.StationID); err != nil {
+			return nil, notFound(err, "weather station", in.StationID)
+		}
+		obs := make([]query.Observation, len(in.Body))
+		for i, b := range in.Body {
+			obs[i] = query.Observation{Date: b.Date, Temperature: b.Temperature, Wind: b.Wind, Cloudiness: b.Cloudiness, Picto: b.Picto}
+		}
+		if err := query.ValidateObservations(obs); err != nil {
+			var oe *query.ObservationError
+			if errors.As(err, &oe) {
+				return nil, BadParam("body[%d].%s: %s", oe.Index, oe.Field, oe.Message)
+			}
+			return nil, err
+		}
+		if err := weather.Put(ctx, tenant, in.StationID, obs); err != nil {
+			return nil, err
+		}
+		return &observationsStoredOutput{Body: ObservationsStored{StationID: in.StationID, Stored: len(obs)}}, nil
+	})
+
+	huma.Register(api, huma.Operation{
+		OperationID: "get-weather-observations", Method: http.MethodGet, Path: "/v1/weather-stations/{stationId}/observations", Tags: []string{"Admin"},
+		Summary:     "Read what a station holds",
+		Description: "The station's values with date in [beginDate, endDate), oldest first, dates in UTC.",
+		Security:    requireScopes(registry.ScopeAdmin),
+	}, func(ctx context.Context, in *struct {
+		StationIDParam
+		WeatherRange
+	}) (*weatherOutput, error) {
+		begin, end, err := in.parse()
+		if err != nil {
+			return nil, err
+		}
+		tenant := Caller(ctx).TenantID
+		if _, err := reg.Station(ctx, tenant, in.StationID); err != nil {
+			return nil, notFound(err, "weather station", in.StationID)
+		}
+		obs, err := weather.Observations(ctx, tenant, in.StationID, begin, end)
+		if err != nil {
+			return nil, err
+		}
+		return &weatherOutput{Body: weatherItems(obs, time.UTC)}, nil
+	})
+}
+
+func weatherItems(obs []query.Observation, loc *time.Location) []WeatherItem {
+	items := make([]WeatherItem, len(obs))
+	for i, o := range obs {
+		items[i] = WeatherItem{Date: o.Date.In(loc).Format(time.RFC3339), Picto: o.Picto, Temperature: o.Temperature, Wind: o.Wind, Cloudiness: o.Cloudiness}
+	}
+	return items
+}
