@@ -15,15 +15,6 @@ type ConsumptionRequest struct {
 	WithoutCost, WithCarbonFootprint, WithGlobalConsumption, WithRatioByTariffHeading bool
 }
 
-// Step units of a consumption request.
-const (
-	StepYears   = "YEARS"
-	StepMonths  = "MONTHS"
-	StepDays    = "DAYS"
-	StepHours   = "HOURS"
-	StepMinutes = "MINUTES"
-)
-
 // Index strategies.
 const (
 	StrategyNoEstimated          = "NO_ESTIMATED"
@@ -39,9 +30,6 @@ const SourceLoadCurve = "LOAD_CURVE"
 
 // DataSources are the allowed values of dataSources.
 var DataSources = []string{"INTRADAY", "SMART_METER", "LEGACY_INDEX", SourceLoadCurve, "SENSOR"}
-
-// MaxConsumptions is the most consumption items one response holds.
-const MaxConsumptions = 1200
 
 // Status of a consumption item.
 const (
