@@ -44,11 +44,13 @@ func authenticate(api huma.API, store *registry.Store) func(huma.Context, func(h
 		}
 		secret, ok := bearerSecret(ctx.Header("Authorization"))
 		if !ok {
+			ctx.SetHeader("WWW-Authenticate", `Bearer realm="energy"`)
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the Authorization header must be \"Bearer <token>\"")
 			return
 		}
 		tok, err := store.Authenticate(ctx.Context(), secret)
 		if errors.Is(err, registry.ErrUnauthenticated) {
+			ctx.SetHeader("WWW-Authenticate", `Bearer realm="energy", error="invalid_token"`)
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the bearer token is unknown, revoked or expired")
 			return
 		}

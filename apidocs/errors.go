@@ -41,9 +41,11 @@ type APIError struct {
 	headers     http.Header
 }
 
-func (e *APIError) Error() string                   { return e.Code + ": " + e.Description }
-func (e *APIError) GetStatus() int                  { return e.Status }
-func (e *APIError) GetHeaders() map[string][]string { return e.headers }
+func (e *APIError) Error() string  { return e.Code + ": " + e.Description }
+func (e *APIError) GetStatus() int { return e.Status }
+
+// GetHeaders makes Huma write the error's headers (Retry-After on 503): huma.HeadersError.
+func (e *APIError) GetHeaders() http.Header { return e.headers }
 
 // Fail builds an error response with a status, a code and a description.
 func Fail(status int, code, format string, args ...any) *APIError {
@@ -71,6 +73,24 @@ func init() {
 // validation failures become 400 INVALID_PARAMETER with the parameter named, storage
 // outages 503 with Retry-After, and anything unexpected 500 carrying the request id.
 func newError(hctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+	e := buildError(hctx, status, msg, errs...)
+	// Huma only copies headers of errors that handlers return themselves; a raw error
+	// classified here (storage down) or an error written by middleware needs them set now.
+	if hctx != nil {
+		for k, vs := range e.headers {
+			for i, v := range vs {
+				if i == 0 {
+					hctx.SetHeader(k, v)
+				} else {
+					hctx.AppendHeader(k, v)
+				}
+			}
+		}
+	}
+	return e
+}
+
+func buildError(hctx huma.Context, status int, msg string, errs ...error) *APIError {
 	var ctx context.Context = context.Background()
 	if hctx != nil {
 		ctx = hctx.Context()

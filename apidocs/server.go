@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
@@ -44,11 +45,23 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 		writeError(w, Fail(http.StatusNotFound, CodeNotFound, "no resource at %s %s", r.Method, r.URL.Path))
 	})
 	router.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(allowedMethods(router, r.URL.Path), ", "))
 		writeError(w, Fail(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
 	router.Handle("/metrics", promhttp.Handler())
 	addHealth(api, cfg.Ready)
 	return router, api
+}
+
+// allowedMethods lists the methods routed on path, for the Allow header of a 405.
+func allowedMethods(router chi.Router, path string) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions} {
+		if router.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // NewMain returns the main service ({base_url}): every /v1 and /v2 path but the recommendation job.
