@@ -1,0 +1,184 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"energy/schema"
+)
+
+// jobStore reads and writes the jobs table (schema/migrations/0010_jobs.sql). Each write is
+// the whole job with a higher version; reads take the latest version with FINAL and filter
+// non-key columns only outside the FINAL subquery.
+type jobStore struct {
+	db      *schema.DB
+	lastVer atomic.Uint64
+}
+
+const jobColumns = "tenant_id, job_id, archive, state, state_ts, submitted_ts, history_states, history_ts, " +
+	"nb_operations_total, nb_operations_ok, nb_operations_ko, error_code, error_message"
+
+// version returns a strictly increasing row version (unix nanoseconds): the last write wins.
+func (s *jobStore) version() uint64 {
+	for {
+		now := uint64(time.Now().UnixNano())
+		last := s.lastVer.Load()
+		if now <= last {
+			now = last + 1
+		}
+		if s.lastVer.CompareAndSwap(last, now) {
+			return now
+		}
+	}
+}
+
+// put writes the job's current state.
+func (s *jobStore) put(ctx context.Context, j Job) error {
+	files := []byte("[]")
+	if len(j.Files) > 0 {
+		var err error
+		if files, err = json.Marshal(j.Files); err != nil {
+			return err
+		}
+	}
+	states := make([]string, len(j.History))
+	stamps := make([]time.Time, len(j.History))
+	for i, h := range j.History {
+		states[i], stamps[i] = h.State, stamp(h.TS)
+	}
+	var code, msg string
+	if j.Error != nil {
+		code, msg = j.Error.Code, j.Error.Message
+	}
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO jobs ("+jobColumns+", files, version)")
+	if err != nil {
+		return err
+	}
+	if err := b.Append(j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
+		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version()); err != nil {
+		_ = b.Abort()
+		return err
+	}
+	return b.Send()
+}
+
+// get returns a job of the tenant with its file reports, or ErrJobNotFound.
+func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error) {
+	rows, err := s.db.Conn.Query(ctx, "SELECT "+jobColumns+", files FROM jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
+	if err != nil {
+		return Job{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return Job{}, err
+		}
+		return Job{}, ErrJobNotFound
+	}
+	var files string
+	j, err := scanJob(rows, &files)
+	if err != nil {
+		return Job{}, err
+	}
+	if err := json.Unmarshal([]byte(files), &j.Files); err != nil {
+		return Job{}, fmt.Errorf("job %s: stored report: %w", jobID, err)
+	}
+	return j, rows.Err()
+}
+
+// ListFilter selects a page of a tenant's jobs whose state.ts lies in [Begin, End].
+type ListFilter struct {
+	State      string // empty: every state
+	Begin, End time.Time
+	Page, Size int
+}
+
+// list returns one page of the tenant's jobs (without file reports), newest state.ts first,
+// and the number of jobs matching the filter.
+func (s *jobStore) list(ctx context.Context, tenantID string, f ListFilter) ([]Job, int, error) {
+	where := "state_ts >= ? AND state_ts <= ?"
+	args := []any{tenantID, stamp(f.Begin), stamp(f.End)}
+	if f.State != "" {
+		where += " AND state = ?"
+		args = append(args, f.State)
+	}
+	latest := "(SELECT " + jobColumns + ", version FROM jobs FINAL WHERE tenant_id = ?)"
+	var total uint64
+	if err := s.db.Conn.QueryRow(ctx, "SELECT count() FROM "+latest+" WHERE "+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if total == 0 || int64(f.Page)*int64(f.Size) >= int64(total) {
+		return nil, int(total), nil
+	}
+	// version breaks ties between jobs that changed state within one second: the later write first.
+	q := "SELECT " + jobColumns + " FROM " + latest + " WHERE " + where +
+		" ORDER BY state_ts DESC, version DESC, job_id LIMIT ?, ?"
+	rows, err := s.db.Conn.Query(ctx, q, append(args, int64(f.Page)*int64(f.Size), f.Size)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		j, err := scanJob(rows, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, j)
+	}
+	return out, int(total), rows.Err()
+}
+
+// unfinished returns every job, of any tenant, that is not in a final state.
+func (s *jobStore) unfinished(ctx context.Context) ([]Job, error) {
+	rows, err := s.db.Conn.Query(ctx, "SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM jobs FINAL) WHERE state IN (?, ?)",
+		StateSubmitted, StateInProgress)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		j, err := scanJob(rows, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanJob reads jobColumns, then files when files is not nil.
+func scanJob(r scanner, files *string) (Job, error) {
+	var (
+		j               Job
+		states          []string
+		stamps          []time.Time
+		total, ok, ko   uint64
+		errCode, errMsg string
+	)
+	dest := []any{&j.TenantID, &j.ID, &j.Archive, &j.State, &j.StateTS, &j.SubmittedTS, &states, &stamps,
+		&total, &ok, &ko, &errCode, &errMsg}
+	if files != nil {
+		dest = append(dest, files)
+	}
+	if err := r.Scan(dest...); err != nil {
+		return Job{}, err
+	}
+	j.StateTS, j.SubmittedTS = j.StateTS.UTC(), j.SubmittedTS.UTC()
+	for i := range states {
+		if i < len(stamps) {
+			j.History = append(j.History, Transition{State: states[i], TS: stamps[i].UTC()})
+		}
+	}
+	j.Overview = Overview{Total: int(total), OK: int(ok), KO: int(ko)}
+	if errCode != "" {
+		j.Error = &ErrorInfo{Code: errCode, Message: errMsg}
+	}
+	return j, nil
+}

@@ -1,0 +1,52 @@
+package ingest
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+var (
+	jobsFinished = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "energy_ingest_jobs_total",
+		Help: "Archive jobs that reached a final state, by state (DONE, ERROR, TIMEOUT).",
+	}, []string{"state"})
+	jobsSubmitted = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_ingest_jobs_submitted_total",
+		Help: "Archives accepted (durably stored, SUBMITTED job written).",
+	})
+	operationsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "energy_ingest_operations_total",
+		Help: "Archive operations (array elements) of DONE jobs, by result (ok, ko).",
+	}, []string{"result"})
+	rowsInserted = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "energy_ingest_rows_inserted_total",
+		Help: "Rows sent to ClickHouse by table (re-sent records count again; FINAL reads see them once).",
+	}, []string{"table"})
+	insertDuration = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "energy_ingest_insert_duration_seconds",
+		Help:    "Latency of one batch insert (prepare, append, send) by table.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"table"})
+	processingDuration = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "energy_ingest_job_processing_seconds",
+		Help:    "Time from a job's claim by a worker to its final state, by final state.",
+		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 300},
+	}, []string{"state"})
+	jobLatency = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "energy_ingest_job_latency_seconds",
+		Help:    "Time from submission to final state, by final state (queueing included).",
+		Buckets: []float64{.05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 300, 600, 1800},
+	}, []string{"state"})
+	queueDepth = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "energy_ingest_queue_depth",
+		Help: "Jobs waiting for a worker (SUBMITTED, or released for a retry).",
+	})
+	jobsRunning = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "energy_ingest_jobs_running",
+		Help: "Jobs being processed by a worker.",
+	})
+	jobRetries = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_ingest_job_retries_total",
+		Help: "Jobs put back in the queue after a transient failure (storage unavailable).",
+	})
+)

@@ -1,0 +1,228 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/google/uuid"
+
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// Defaults of Config.
+const (
+	DefaultWorkers      = 2
+	DefaultDeadline     = 10 * time.Minute
+	DefaultPollInterval = time.Second
+	DefaultRetryDelay   = 2 * time.Second
+)
+
+// Config is what the intake needs.
+type Config struct {
+	DB       *schema.DB
+	Registry *registry.Store // tenant sites (identity resolution) and per-site data versions
+	SpoolDir string          // accepted archives until their job is final (one process per directory)
+	Keys     openpgp.EntityList
+	// Workers bounds the jobs processed at once (each holds at most one decompressed archive,
+	// 64 MiB, in memory).
+	Workers int
+	// Deadline: a job not final this long after its submission ends in TIMEOUT.
+	Deadline time.Duration
+	// PollInterval is how often idle workers look for work and waiting jobs are checked
+	// against the deadline.
+	PollInterval time.Duration
+	// RetryDelay is the pause before a job that hit a transient failure (storage down) is tried again.
+	RetryDelay time.Duration
+	Log        *slog.Logger
+}
+
+// Service accepts archives, runs their jobs on a bounded worker pool and answers job queries.
+//
+// Durability: an archive is in the spool (fsynced) before its SUBMITTED row is written, and
+// its spool file is deleted only once the job is final. On Start every spool file whose job
+// is not final is processed again (a missing job row is written from the file's header), so a
+// crash at any point loses no accepted archive; re-processing inserts the same rows again,
+// which the tables' keys deduplicate.
+type Service struct {
+	cfg   Config
+	jobs  *jobStore
+	spool *spool
+	log   *slog.Logger
+	now   func() time.Time
+
+	mu        sync.Mutex
+	entries   map[string]*entry // this process's non-final jobs
+	order     []string          // entries in submission order
+	lastDepth int
+	wake      chan struct{}
+
+	startOnce, stopOnce sync.Once
+	quit                chan struct{}      // closed by Stop: no new job is claimed
+	runCtx              context.Context    // cancelled when Stop stops waiting for in-flight jobs
+	cancelRun           context.CancelFunc // releases in-flight jobs
+	wg                  sync.WaitGroup
+
+	// beforeInsert, when set (tests), runs after validation and before the rows are inserted.
+	beforeInsert func(ctx context.Context, j Job)
+	// afterInsert, when set (tests), runs after the rows are inserted and before DONE is written.
+	afterInsert func(ctx context.Context, j Job)
+}
+
+// entry is a non-final job known to this process.
+type entry struct {
+	job       Job
+	deadline  time.Time // submission + Deadline
+	claimed   bool      // a worker or the deadline sweeper holds it
+	notBefore time.Time // retry pause after a transient failure
+	orphan    bool      // no spool file here: only its deadline can end it
+	claimedAt time.Time
+}
+
+// New prepares the service; Start recovers unfinished jobs and starts the workers.
+func New(cfg Config) (*Service, error) {
+	if cfg.DB == nil || cfg.Registry == nil {
+		return nil, errors.New("ingest: DB and Registry are required")
+	}
+	if cfg.SpoolDir == "" {
+		return nil, errors.New("ingest: SpoolDir is required")
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = DefaultDeadline
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = DefaultRetryDelay
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	sp, err := newSpool(cfg.SpoolDir)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	return &Service{
+		cfg: cfg, jobs: &jobStore{db: cfg.DB}, spool: sp, log: cfg.Log.With("component", "ingest"), now: time.Now,
+		entries: map[string]*entry{}, wake: make(chan struct{}, cfg.Workers),
+		quit: make(chan struct{}), runCtx: runCtx, cancelRun: cancel,
+	}, nil
+}
+
+// Deadline is the configured job deadline.
+func (s *Service) Deadline() time.Duration { return s.cfg.Deadline }
+
+// Start recovers the jobs a previous run left unfinished, then starts the workers and the
+// deadline sweeper. It fails when the job table cannot be read.
+func (s *Service) Start(ctx context.Context) error {
+	var err error
+	s.startOnce.Do(func() {
+		if err = s.recover(ctx); err != nil {
+			return
+		}
+		for i := 0; i < s.cfg.Workers; i++ {
+			s.wg.Add(1)
+			go s.work()
+		}
+		s.wg.Add(1)
+		go s.sweep()
+	})
+	return err
+}
+
+// Stop claims no new job and waits for the in-flight ones to finish; when ctx ends first it
+// releases them (they stay IN_PROGRESS with their archive in the spool and are processed
+// again by the next Start).
+func (s *Service) Stop(ctx context.Context) error {
+	s.stopOnce.Do(func() { close(s.quit) })
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		s.cancelRun()
+		return nil
+	case <-ctx.Done():
+		s.cancelRun()
+		<-done
+		return fmt.Errorf("ingest: in-flight jobs released at stop: %w", ctx.Err())
+	}
+}
+
+// Job returns a job of the tenant with its file reports; ErrJobNotFound for an unknown id,
+// a malformed one, or another tenant's job.
+func (s *Service) Job(ctx context.Context, tenantID, jobID string) (Job, error) {
+	if _, err := uuid.Parse(jobID); err != nil || len(jobID) != 36 {
+		return Job{}, ErrJobNotFound
+	}
+	return s.jobs.get(ctx, tenantID, jobID)
+}
+
+// List returns one page of the tenant's jobs whose state.ts lies in [f.Begin, f.End], newest
+// first, and how many jobs match.
+func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]Job, int, error) {
+	return s.jobs.list(ctx, tenantID, f)
+}
+
+// add registers a non-final job and wakes a worker.
+func (s *Service) add(j Job, deadline time.Time, orphan bool) {
+	s.mu.Lock()
+	if _, ok := s.entries[j.ID]; !ok {
+		s.entries[j.ID] = &entry{job: j, deadline: deadline, orphan: orphan}
+		s.order = append(s.order, j.ID)
+	}
+	s.updateDepthLocked()
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *Service) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// updateDepthLocked publishes the number of jobs waiting for a worker.
+func (s *Service) updateDepthLocked() {
+	n := 0
+	for _, e := range s.entries {
+		if !e.claimed && !e.orphan {
+			n++
+		}
+	}
+	queueDepth.Add(float64(n - s.lastDepth))
+	s.lastDepth = n
+}
+
+// forget drops a job that reached a final state.
+func (s *Service) forget(id string) {
+	s.mu.Lock()
+	delete(s.entries, id)
+	for i, x := range s.order {
+		if x == id {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.updateDepthLocked()
+	s.mu.Unlock()
+}
+
+// release gives a claimed job back to the queue, to be tried again after delay.
+func (s *Service) release(e *entry, delay time.Duration) {
+	s.mu.Lock()
+	e.claimed = false
+	e.notBefore = s.now().Add(delay)
+	s.updateDepthLocked()
+	s.mu.Unlock()
+}

@@ -1,0 +1,259 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// work is one worker: it claims the oldest waiting job, processes it, and repeats until Stop.
+func (s *Service) work() {
+	defer s.wg.Done()
+	timer := time.NewTimer(s.cfg.PollInterval)
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		default:
+		}
+		if e := s.claim(); e != nil {
+			s.process(e)
+			continue
+		}
+		timer.Reset(s.cfg.PollInterval)
+		select {
+		case <-s.quit:
+			return
+		case <-s.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// claim takes the oldest job that waits for a worker and is not pausing after a failure.
+func (s *Service) claim() *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	for _, id := range s.order {
+		e := s.entries[id]
+		if e == nil || e.claimed || e.orphan || now.Before(e.notBefore) {
+			continue
+		}
+		e.claimed, e.claimedAt = true, now
+		s.updateDepthLocked()
+		return e
+	}
+	return nil
+}
+
+// sweep ends in TIMEOUT the jobs that wait past their deadline (a worker times out the job it
+// holds itself), so that state.ts is the moment the deadline passed even when every worker is busy.
+func (s *Service) sweep() {
+	defer s.wg.Done()
+	ticker := time.NewTicker(s.cfg.PollInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-ticker.C:
+		}
+		s.mu.Lock()
+		now := s.now()
+		var due []*entry
+		for _, id := range s.order {
+			if e := s.entries[id]; e != nil && !e.claimed && !now.Before(e.deadline) {
+				e.claimed, e.claimedAt = true, now
+				due = append(due, e)
+			}
+		}
+		if len(due) > 0 {
+			s.updateDepthLocked()
+		}
+		s.mu.Unlock()
+		for _, e := range due {
+			s.timeout(e)
+		}
+	}
+}
+
+// process runs one claimed job to a final state, or releases it on a transient failure.
+func (s *Service) process(e *entry) {
+	jobsRunning.Inc()
+	defer jobsRunning.Dec()
+	if !s.now().Before(e.deadline) {
+		s.timeout(e)
+		return
+	}
+	ctx, cancel := context.WithDeadline(s.runCtx, e.deadline)
+	defer cancel()
+
+	job := e.job
+	if job.State == StateSubmitted {
+		job = job.to(StateInProgress, stamp(s.now()))
+		if err := s.jobs.put(ctx, job); err != nil {
+			s.fail(e, "record IN_PROGRESS", err)
+			return
+		}
+		s.mu.Lock()
+		e.job = job
+		s.mu.Unlock()
+	}
+
+	_, data, err := s.spool.read(job.ID)
+	if err != nil {
+		s.fail(e, "read the spooled archive", err)
+		return
+	}
+	members, err := ReadArchive(data, s.cfg.Keys)
+	data = nil
+	if err != nil {
+		var aerr *ArchiveError
+		if !errors.As(err, &aerr) {
+			aerr = &ArchiveError{Code: CodeInvalidArchiveFormat, Message: "the archive cannot be read: " + err.Error()}
+		}
+		failed := job.to(StateError, stamp(s.now()))
+		failed.Error = &ErrorInfo{Code: aerr.Code, Message: aerr.Message}
+		s.finalize(e, failed)
+		return
+	}
+
+	// The whole archive is read and validated before anything is inserted.
+	sites, err := loadTenantSites(ctx, s.cfg.Registry, job.TenantID)
+	if err != nil {
+		s.fail(e, "load the tenant's sites", err)
+		return
+	}
+	var rows Rows
+	files := make([]FileReport, 0, len(members))
+	var ov Overview
+	for i := range members {
+		r, rep, err := DecodeFile(ctx, members[i], sites)
+		if err != nil {
+			s.fail(e, "decode "+members[i].Name, err)
+			return
+		}
+		members[i].Data = nil // let the decoded file's bytes go
+		rows.Append(r)
+		if rep.FailedOperations == nil {
+			rep.FailedOperations = []FailedOperation{}
+		}
+		files = append(files, rep)
+		ov.Total += rep.NbOperationsTotal
+		ov.OK += rep.NbOperationsOK
+		ov.KO += rep.NbOperationsKO
+	}
+	if ctx.Err() != nil {
+		s.fail(e, "validate the archive", ctx.Err())
+		return
+	}
+	if s.beforeInsert != nil {
+		s.beforeInsert(ctx, job)
+	}
+
+	// Once validated, the rows are inserted even if the deadline passes meanwhile: a job never
+	// ends in TIMEOUT with part of its rows stored because of the deadline alone.
+	ictx, icancel := context.WithTimeout(s.runCtx, insertTimeout)
+	defer icancel()
+	if err := insertRows(ictx, s.cfg.DB, job.TenantID, job.ID, rows, job.SubmittedTS); err != nil {
+		s.fail(e, "insert the rows", err)
+		return
+	}
+	for _, site := range rows.Sites() {
+		s.cfg.Registry.Versions.Bump(job.TenantID, site)
+	}
+	if s.afterInsert != nil {
+		s.afterInsert(ictx, job)
+	}
+	done := job.to(StateDone, stamp(s.now()))
+	done.Overview, done.Files = ov, files
+	s.finalize(e, done)
+}
+
+// insertTimeout bounds one job's inserts (the largest archives take about a second).
+const insertTimeout = 5 * time.Minute
+
+// finalize records a final state, then deletes the archive from the spool.
+func (s *Service) finalize(e *entry, j Job) {
+	ctx, cancel := context.WithTimeout(s.runCtx, 30*time.Second)
+	defer cancel()
+	if err := s.jobs.put(ctx, j); err != nil {
+		s.fail(e, "record "+j.State, err)
+		return
+	}
+	if !e.orphan {
+		if err := s.spool.remove(j.ID); err != nil {
+			s.log.Warn("spool file of a final job not deleted", "job", j.ID, "error", err)
+		}
+	}
+	s.forget(j.ID)
+	jobsFinished.WithLabelValues(j.State).Inc()
+	now := s.now()
+	if !e.claimedAt.IsZero() {
+		processingDuration.WithLabelValues(j.State).Observe(now.Sub(e.claimedAt).Seconds())
+	}
+	jobLatency.WithLabelValues(j.State).Observe(now.Sub(j.SubmittedTS).Seconds())
+	if j.State == StateDone {
+		operationsTotal.WithLabelValues("ok").Add(float64(j.Overview.OK))
+		operationsTotal.WithLabelValues("ko").Add(float64(j.Overview.KO))
+	}
+	s.log.Info("job finished", "job", j.ID, "tenant", j.TenantID, "state", j.State,
+		"operations", j.Overview.Total, "ko", j.Overview.KO)
+}
+
+// fail handles a failure that says nothing about the archive (storage unavailable, I/O):
+// past the deadline the job times out; while stopping it is released as it is; otherwise it
+// is tried again after RetryDelay.
+func (s *Service) fail(e *entry, what string, err error) {
+	switch {
+	case s.runCtx.Err() != nil:
+		s.log.Info("job released at stop", "job", e.job.ID, "state", e.job.State)
+		s.release(e, 0)
+	case !s.now().Before(e.deadline):
+		s.timeout(e)
+	default:
+		s.log.Warn("job failed, will retry", "job", e.job.ID, "step", what, "error", err)
+		jobRetries.Inc()
+		s.release(e, s.cfg.RetryDelay)
+	}
+}
+
+// timeout ends a claimed job in TIMEOUT. An orphan (a job of this database with no spool file
+// here) is re-read first: if someone else finished it, it is left alone.
+func (s *Service) timeout(e *entry) {
+	j := e.job
+	if e.orphan {
+		ctx, cancel := context.WithTimeout(s.runCtx, 30*time.Second)
+		cur, err := s.jobs.get(ctx, j.TenantID, j.ID)
+		cancel()
+		if err == nil && Final(cur.State) {
+			s.forget(j.ID)
+			return
+		}
+		if err == nil {
+			j = cur
+		}
+	}
+	t := j.to(StateTimeout, stamp(s.now()))
+	t.Error = &ErrorInfo{Code: CodeTimeout, Message: fmt.Sprintf("the job was not finished within %s of its submission", s.cfg.Deadline)}
+	ctx, cancel := context.WithTimeout(s.runCtx, 30*time.Second)
+	defer cancel()
+	if err := s.jobs.put(ctx, t); err != nil {
+		// Storage is down: the sweeper tries again on its next tick.
+		s.log.Warn("TIMEOUT not recorded, will retry", "job", j.ID, "error", err)
+		s.release(e, 0)
+		return
+	}
+	if !e.orphan {
+		if err := s.spool.remove(j.ID); err != nil {
+			s.log.Warn("spool file of a final job not deleted", "job", j.ID, "error", err)
+		}
+	}
+	s.forget(j.ID)
+	jobsFinished.WithLabelValues(StateTimeout).Inc()
+	jobLatency.WithLabelValues(StateTimeout).Observe(s.now().Sub(j.SubmittedTS).Seconds())
+	s.log.Info("job timed out", "job", j.ID, "tenant", j.TenantID, "deadline", s.cfg.Deadline)
+}
