@@ -1,0 +1,416 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// This file generates, without any I/O, a deterministic year of readings for demo sites: a
+// 30-minute load curve with daily and seasonal shape, the daily smart indexes of its two dials
+// (HPHC: dial 1 = HC 22:00-06:00 local, dial 2 = HP), the daily max powers and, for gas-heated
+// sites, monthly gas indexes. Load-curve powers are even watts so that a point's energy
+// (W × 0.5 h) is a whole number of Wh: a day's index increase equals its curve energy exactly.
+
+const (
+	demoStep        = 30 * time.Minute
+	demoStepISO     = "PT30M"
+	demoHCFromHour  = 22 // HC runs from 22:00 to 06:00 local time
+	demoHCToHour    = 6
+	demoGasKWhPerM3 = 11.2
+	demoTimezone    = "Europe/Paris"
+)
+
+// Natures used by the demo.
+const (
+	natureSmart            = "MKT_SMART_DISTRIBUTOR"
+	natureSmartInvalid     = "MKT_SMART_DISTRIBUTOR_INVALID"
+	natureCyclic           = "MKT_CYCLIC_DISTRIBUTOR"
+	natureCyclicInvalid    = "MKT_CYCLIC_DISTRIBUTOR_INVALID"
+	demoDialHC, demoDialHP = "1", "2"
+)
+
+// demoSite is one demo site with the identifiers its archives use.
+type demoSite struct {
+	SiteID           string
+	SiteCustomerID   string
+	PersonCustomerID string
+	ElecPod          string
+	GasPod           string // empty when the site does not heat with gas
+	HeatingFluid     string // ELEC or GAS
+	profile          demoProfile
+}
+
+// demoProfile shapes a household's consumption.
+type demoProfile struct {
+	baseW         float64 // standby load, always on
+	heatWPerDeg   float64 // electric heating power per degree below demoHeatBaseC (0: gas heating)
+	waterHeaterW  float64 // electric water heater running in the HC night window (0: none)
+	activity      float64 // scale of the morning, midday and evening usage
+	gasBaseKWh    float64 // gas for hot water and cooking per day
+	gasKWhPerDeg  float64 // gas heating energy per degree-day
+	awayFrom      int     // first day-of-year (0-based) of a holiday absence; awayDays 0: none
+	awayDays      int
+	elecStartHC   int64 // dial indexes on January 1st, Wh
+	elecStartHP   int64
+	gasStartM3    int64
+	usesEndTsCurv bool // its load-curve points carry endTs instead of beginTs
+}
+
+const demoHeatBaseC = 17.5
+
+// demoSites returns n sites; site i (1-based) is electrically heated when i%3 == 1, gas-heated
+// otherwise. Each site's profile comes from its own random stream, so a site's data does not
+// depend on how many sites are generated.
+func demoSites(n int, seed uint64) []demoSite {
+	sites := make([]demoSite, n)
+	for i := range sites {
+		num := i + 1
+		r := rand.New(rand.NewPCG(seed, uint64(num)*0x9e3779b97f4a7c15))
+		s := demoSite{
+			SiteID:           fmt.Sprintf("demo-site-%d", num),
+			SiteCustomerID:   fmt.Sprintf("C-DEMO-%04d", num),
+			PersonCustomerID: fmt.Sprintf("P-DEMO-%04d", num),
+			ElecPod:          fmt.Sprintf("%014d", 30001234560000+int64(num)*137),
+			HeatingFluid:     "GAS",
+		}
+		p := demoProfile{
+			baseW:         180 + 200*r.Float64(),
+			activity:      0.7 + 0.6*r.Float64(),
+			elecStartHC:   4_000_000 + r.Int64N(20_000_000),
+			elecStartHP:   6_000_000 + r.Int64N(30_000_000),
+			usesEndTsCurv: num%2 == 0,
+		}
+		if num%3 == 1 {
+			s.HeatingFluid = "ELEC"
+			p.heatWPerDeg = 120 + 80*r.Float64()
+			p.waterHeaterW = 2000 + 1000*r.Float64()
+		} else {
+			s.GasPod = fmt.Sprintf("GI%06d", 420000+num*31)
+			p.gasBaseKWh = 6 + 4*r.Float64()
+			p.gasKWhPerDeg = 5 + 4*r.Float64()
+			p.gasStartM3 = 1000 + r.Int64N(20000)
+		}
+		if num%2 == 0 { // a two-week summer holiday
+			p.awayFrom, p.awayDays = 212+r.IntN(10), 14
+		}
+		s.profile = p
+		sites[i] = s
+	}
+	return sites
+}
+
+// demoDay is one local day of a site's load curve.
+type demoDay struct {
+	Date   time.Time // local midnight
+	Points []demoPoint
+}
+
+// demoPoint is one 30-minute load-curve point; W is even.
+type demoPoint struct {
+	Begin       time.Time
+	W           int64
+	Reliability int
+}
+
+// isHC tells whether a point starting at local time t is in the HC window (points are aligned
+// on local half-hours, so a point never straddles the window's edges).
+func isHC(t time.Time) bool {
+	h := t.Hour()
+	return h >= demoHCFromHour || h < demoHCToHour
+}
+
+// energyWh is the day's curve energy per dial, in Wh, exact.
+func (d demoDay) energyWh() (hc, hp int64) {
+	for _, p := range d.Points {
+		wh := p.W * int64(demoStep/time.Minute) / 60
+		if isHC(p.Begin) {
+			hc += wh
+		} else {
+			hp += wh
+		}
+	}
+	return hc, hp
+}
+
+// maxW is the day's highest point.
+func (d demoDay) maxW() int64 {
+	var m int64
+	for _, p := range d.Points {
+		m = max(m, p.W)
+	}
+	return m
+}
+
+// demoWeatherModel is the outdoor temperature the consumption reacts to: one series for all
+// sites (they share a weather station), seasonal with day-to-day anomalies.
+type demoWeatherModel struct {
+	dailyMean []float64 // by local day of the year
+}
+
+func newDemoWeatherModel(year int, seed uint64, loc *time.Location) demoWeatherModel {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	days := daysIn(year, loc)
+	m := demoWeatherModel{dailyMean: make([]float64, days)}
+	anomaly := 0.0
+	for d := range days {
+		anomaly = 0.75*anomaly + 2.2*r.NormFloat64()
+		m.dailyMean[d] = 11.5 - 8.5*math.Cos(2*math.Pi*(float64(d)-20)/365.25) + anomaly
+	}
+	return m
+}
+
+// at is the temperature at hour h (fractional, local) of day d: coolest near 04:00, warmest near 16:00.
+func (m demoWeatherModel) at(d int, h float64) float64 {
+	return m.dailyMean[d] + 4*math.Sin(2*math.Pi*(h-10)/24)
+}
+
+func daysIn(year int, loc *time.Location) int {
+	a := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
+	b := time.Date(year+1, 1, 1, 0, 0, 0, 0, loc)
+	return int(math.Round(b.Sub(a).Hours() / 24))
+}
+
+// demoSeries is a site's generated year, already in archive record form (without identity
+// fields, which are chosen per file).
+type demoSeries struct {
+	Site       demoSite
+	Days       []demoDay
+	Smart      []smartElecIndexRecord
+	MaxPowers  []maxPowerRecord
+	Gas        []cyclicGasIndexRecord
+	LoadCurves []loadCurveRecord
+}
+
+// demoAnomalies places the meter changes and invalidated indexes: the elec meter of the first
+// site is changed on June 15th, an index of the second site (the first when alone) is sent
+// wrong, invalidated, then corrected on March 10th; the first gas site gets the same on its gas
+// meter (change on October 1st, invalidation on April 1st).
+type demoAnomalies struct {
+	elecMeterChangeDay int // day index; -1: none
+	elecInvalidDay     int
+	gasMeterChangeMon  int // month index 0..12 of the reading; -1: none
+	gasInvalidMon      int
+}
+
+func anomaliesFor(siteIdx, firstGasIdx, nSites int, year int, loc *time.Location) demoAnomalies {
+	a := demoAnomalies{elecMeterChangeDay: -1, elecInvalidDay: -1, gasMeterChangeMon: -1, gasInvalidMon: -1}
+	jan1 := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
+	dayOf := func(m time.Month, d int) int {
+		return int(math.Round(time.Date(year, m, d, 0, 0, 0, 0, loc).Sub(jan1).Hours() / 24))
+	}
+	if siteIdx == 0 {
+		a.elecMeterChangeDay = dayOf(time.June, 15)
+	}
+	if siteIdx == min(1, nSites-1) {
+		a.elecInvalidDay = dayOf(time.March, 10)
+	}
+	if siteIdx == firstGasIdx {
+		a.gasMeterChangeMon, a.gasInvalidMon = 9, 3
+	}
+	return a
+}
+
+// generateDemo builds the year of every site.
+func generateDemo(sites []demoSite, year int, seed uint64) ([]demoSeries, error) {
+	loc, err := time.LoadLocation(demoTimezone)
+	if err != nil {
+		return nil, fmt.Errorf("time zone %s: %w (install tzdata)", demoTimezone, err)
+	}
+	weather := newDemoWeatherModel(year, seed, loc)
+	firstGas := -1
+	for i, s := range sites {
+		if s.GasPod != "" {
+			firstGas = i
+			break
+		}
+	}
+	out := make([]demoSeries, len(sites))
+	for i, s := range sites {
+		r := rand.New(rand.NewPCG(seed^0xa5a5, uint64(i+1)))
+		an := anomaliesFor(i, firstGas, len(sites), year, loc)
+		ser := demoSeries{Site: s, Days: siteDays(s.profile, weather, year, loc, r)}
+		ser.Smart = smartIndexes(s, ser.Days, an, loc)
+		ser.MaxPowers = maxPowers(s, ser.Days, loc)
+		ser.LoadCurves = loadCurves(s, ser.Days, loc)
+		if s.GasPod != "" {
+			ser.Gas = gasIndexes(s, weather, year, an, loc, r)
+		}
+		out[i] = ser
+	}
+	return out, nil
+}
+
+// siteDays draws the site's 30-minute load curve for every local day of the year.
+func siteDays(p demoProfile, w demoWeatherModel, year int, loc *time.Location, r *rand.Rand) []demoDay {
+	days := make([]demoDay, len(w.dailyMean))
+	for d := range days {
+		start := time.Date(year, 1, 1+d, 0, 0, 0, 0, loc)
+		end := time.Date(year, 1, 2+d, 0, 0, 0, 0, loc)
+		away := p.awayDays > 0 && d >= p.awayFrom && d < p.awayFrom+p.awayDays
+		weekend := start.Weekday() == time.Saturday || start.Weekday() == time.Sunday
+		winter := math.Max(0, math.Cos(2*math.Pi*(float64(d)-10)/365.25)) // 1 in January, 0 from spring to autumn
+		waterHours := 1.5 + 1.5*winter
+		dayNoise := 1 + 0.1*r.NormFloat64()
+		day := demoDay{Date: start}
+		for t := start; t.Before(end); t = t.Add(demoStep) {
+			h := float64(t.Hour()) + float64(t.Minute())/60 + 0.25 // the point's middle
+			watts := p.baseW * (1 + 0.05*r.NormFloat64())
+			if p.heatWPerDeg > 0 {
+				setback := 1.0
+				switch {
+				case h >= 23 || h < 6:
+					setback = 0.6
+				case h >= 6 && h < 9:
+					setback = 1.15
+				}
+				if away {
+					setback = 0.3 // frost protection
+				}
+				watts += math.Min(9000, p.heatWPerDeg*math.Max(0, demoHeatBaseC-w.at(d, h))*setback)
+			} else if w.dailyMean[d] < 15 {
+				watts += 60 // gas boiler and circulation pump
+			}
+			if !away {
+				if p.waterHeaterW > 0 && (h >= 23 || h < waterHours-1) {
+					watts += p.waterHeaterW
+				}
+				morning, midday := 7.5, 0.5
+				if weekend {
+					morning, midday = 9.5, 1.0
+				}
+				usage := 900*bump(h, morning, 0.8) + 600*midday*bump(h, 12.7, 1.0) + 1500*bump(h, 19.7, 1.4)
+				usage += 350 * winter * bump(h, 19.5, 2.5) // lighting on long evenings
+				watts += p.activity * usage * dayNoise * math.Max(0.4, 1+0.15*r.NormFloat64())
+			}
+			pt := demoPoint{Begin: t, W: 2 * int64(math.Round(math.Max(0, watts)/2))}
+			if r.Float64() < 0.002 {
+				pt.Reliability = 1
+			}
+			day.Points = append(day.Points, pt)
+		}
+		days[d] = day
+	}
+	return days
+}
+
+// bump is a bell centred on hour c with width s.
+func bump(h, c, s float64) float64 {
+	x := (h - c) / s
+	return math.Exp(-x * x / 2)
+}
+
+// Record timestamps: readings are at local midnight, written as Timestamp-Z; load-curve
+// points and generation times as Timestamp-offset.
+func tsZ(t time.Time) string      { return t.UTC().Format("2006-01-02T15:04:05Z") }
+func tsOffset(t time.Time) string { return t.Format("2006-01-02T15:04:05-07:00") }
+
+// smartIndexes are the daily dial indexes at local midnight from January 1st to the next
+// January 1st, consistent with the curve: index(day k+1) − index(day k) = curve energy of day k.
+func smartIndexes(s demoSite, days []demoDay, an demoAnomalies, loc *time.Location) []smartElecIndexRecord {
+	hc, hp := s.profile.elecStartHC, s.profile.elecStartHP
+	var out []smartElecIndexRecord
+	rec := func(ts time.Time, gen time.Time, nature string, hcv, hpv int64, before *bool) smartElecIndexRecord {
+		return smartElecIndexRecord{PodID: s.ElecPod, TS: tsZ(ts), GenerationTS: tsZ(gen), Nature: nature,
+			IndexBeforeChange: before, Value: map[string]int64{demoDialHC: hcv, demoDialHP: hpv}}
+	}
+	for k := 0; k <= len(days); k++ {
+		ts := time.Date(days[0].Date.Year(), 1, 1+k, 0, 0, 0, 0, loc)
+		gen := ts.Add(5*time.Hour + 30*time.Minute)
+		switch k {
+		case an.elecMeterChangeDay:
+			// The old meter's last index, then the new meter's first, at the same instant.
+			out = append(out, rec(ts, gen, natureSmart, hc, hp, ptr(true)))
+			hc, hp = 12, 7
+			out = append(out, rec(ts, gen, natureSmart, hc, hp, ptr(false)))
+		case an.elecInvalidDay:
+			// A wrong reading, invalidated two days later, then corrected.
+			out = append(out, rec(ts, gen, natureSmart, hc+1_850_000, hp+2_400_000, nil))
+			out = append(out, rec(ts, gen.Add(48*time.Hour), natureSmartInvalid, hc+1_850_000, hp+2_400_000, nil))
+			out = append(out, rec(ts, gen.Add(49*time.Hour), natureSmart, hc, hp, nil))
+		default:
+			out = append(out, rec(ts, gen, natureSmart, hc, hp, nil))
+		}
+		if k < len(days) {
+			dhc, dhp := days[k].energyWh()
+			hc += dhc
+			hp += dhp
+		}
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// maxPowers are the daily maxima of the curve.
+func maxPowers(s demoSite, days []demoDay, loc *time.Location) []maxPowerRecord {
+	out := make([]maxPowerRecord, len(days))
+	for k, d := range days {
+		next := time.Date(d.Date.Year(), d.Date.Month(), d.Date.Day()+1, 0, 0, 0, 0, loc)
+		out[k] = maxPowerRecord{PodID: s.ElecPod, TS: tsZ(d.Date), GenerationTS: tsZ(next.Add(5*time.Hour + 30*time.Minute)), Value: d.maxW()}
+	}
+	return out
+}
+
+// loadCurves are one record per day with its 46, 48 or 50 points (DST days last 23 or 25 hours).
+func loadCurves(s demoSite, days []demoDay, loc *time.Location) []loadCurveRecord {
+	out := make([]loadCurveRecord, len(days))
+	for k, d := range days {
+		next := time.Date(d.Date.Year(), d.Date.Month(), d.Date.Day()+1, 0, 0, 0, 0, loc)
+		lc := loadCurveRecord{PodID: s.ElecPod, MeterReadingDate: d.Date.Format("2006-01-02"),
+			GenerationTS: tsOffset(next.Add(2*time.Hour + 15*time.Minute)), Step: demoStepISO,
+			Values: make([]loadCurvePoint, len(d.Points))}
+		for i, p := range d.Points {
+			v := loadCurvePoint{Value: p.W, Reliability: p.Reliability}
+			if s.profile.usesEndTsCurv {
+				v.EndTS = tsOffset(p.Begin.Add(demoStep))
+			} else {
+				v.BeginTS = tsOffset(p.Begin)
+			}
+			lc.Values[i] = v
+		}
+		out[k] = lc
+	}
+	return out
+}
+
+// gasIndexes are monthly m³ indexes on the 1st at local midnight, from January 1st to the next
+// January 1st, driven by degree days; conversion factors vary a little month to month.
+func gasIndexes(s demoSite, w demoWeatherModel, year int, an demoAnomalies, loc *time.Location, r *rand.Rand) []cyclicGasIndexRecord {
+	p := s.profile
+	var out []cyclicGasIndexRecord
+	rec := func(ts, gen time.Time, nature string, v int64, factor float64, before *bool) cyclicGasIndexRecord {
+		return cyclicGasIndexRecord{PodID: s.GasPod, Nature: nature, TS: tsZ(ts), GenerationTS: tsZ(gen), IndexBeforeChange: before,
+			Value: v, Unit: "m3", ConversionFactors: map[string]float64{"kWh": factor}}
+	}
+	cum := float64(p.gasStartM3) // m³ on the current meter
+	jan1 := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
+	day := 0
+	for m := 0; m <= 12; m++ {
+		ts := time.Date(year, time.Month(1+m), 1, 0, 0, 0, 0, loc)
+		for ; day < len(w.dailyMean) && jan1.AddDate(0, 0, day).Before(ts); day++ {
+			kwh := p.gasBaseKWh*(1+0.1*r.NormFloat64()) + p.gasKWhPerDeg*math.Max(0, demoHeatBaseC-w.dailyMean[day])
+			if p.awayDays > 0 && day >= p.awayFrom && day < p.awayFrom+p.awayDays {
+				kwh = 0.3 * p.gasKWhPerDeg * math.Max(0, demoHeatBaseC-w.dailyMean[day])
+			}
+			cum += math.Max(0, kwh) / demoGasKWhPerM3
+		}
+		factor := math.Round((11.12+0.16*r.Float64())*1000) / 1000
+		gen := ts.Add(72 * time.Hour)
+		v := int64(math.Floor(cum))
+		switch m {
+		case an.gasMeterChangeMon:
+			out = append(out, rec(ts, gen, natureCyclic, v, factor, ptr(true)))
+			cum -= float64(v) // the new meter starts at 0 with the fraction already counted
+			out = append(out, rec(ts, gen, natureCyclic, 0, factor, ptr(false)))
+		case an.gasInvalidMon:
+			out = append(out, rec(ts, gen, natureCyclic, v*10, factor, nil))
+			out = append(out, rec(ts, gen.Add(24*time.Hour), natureCyclicInvalid, v*10, factor, nil))
+			out = append(out, rec(ts, gen.Add(25*time.Hour), natureCyclic, v, factor, nil))
+		default:
+			out = append(out, rec(ts, gen, natureCyclic, v, factor, nil))
+		}
+	}
+	return out
+}
