@@ -1,0 +1,506 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Validation of the four record kinds of interface.md "Archive file content". Each validator
+// reads one element, collects every problem it finds (not only the first) and returns the
+// element's rows only when there is none.
+
+// The array names of a file.
+const (
+	ArrayCyclicGasIndexes = "cyclicGasIndexes"
+	ArraySmartElecIndexes = "smartElecIndexes"
+	ArrayMaxPowers        = "maxPowers"
+	ArrayLoadCurves       = "loadCurves"
+)
+
+var (
+	gasNatures = setOf("MKT_CYCLIC_DISTRIBUTOR", "MKT_ESTIMATION", "DTN_CUSTOMER_ACK", "MKT_CUSTOMER",
+		"MKT_CYCLIC_DISTRIBUTOR_INVALID", "MKT_ESTIMATION_INVALID", "DTN_CUSTOMER_ACK_INVALID", "MKT_CUSTOMER_INVALID")
+	smartNatures = setOf("MKT_SMART_DISTRIBUTOR", "MKT_SMART_DISTRIBUTOR_INVALID")
+)
+
+const (
+	// maxStringLen bounds identifiers, natures and units.
+	maxStringLen = 1024
+	// maxErrorsPerOperation bounds the errors listed for one element (a load curve of
+	// thousands of bad points lists the first ones).
+	maxErrorsPerOperation = 50
+)
+
+// Field names of every kind; the identity fields are shared.
+const (
+	fSiteID           = "siteId"
+	fSiteCustomerID   = "siteCustomerId"
+	fPersonCustomerID = "personCustomerId"
+	fPodID            = "podId"
+)
+
+var (
+	gasFields   = []string{fSiteID, fSiteCustomerID, fPersonCustomerID, fPodID, "nature", "ts", "generationTs", "indexBeforeChange", "value", "conversionFactors", "unit"}
+	smartFields = []string{fSiteID, fSiteCustomerID, fPersonCustomerID, fPodID, "nature", "ts", "generationTs", "indexBeforeChange", "value"}
+	maxFields   = []string{fSiteID, fSiteCustomerID, fPersonCustomerID, fPodID, "ts", "generationTs", "value"}
+	curveFields = []string{fSiteID, fSiteCustomerID, fPersonCustomerID, fPodID, "meterReadingDate", "generationTs", "step", "values"}
+	pointFields = []string{"beginTs", "endTs", "value", "reliability"}
+)
+
+// element holds the known fields of one JSON object (unknown ones are ignored) and the problems
+// found so far. prefix is the element-relative path of the object ("values[3].").
+type element struct {
+	names  []string
+	vals   [][]byte
+	prefix string
+	errs   *[]FieldFailure
+}
+
+// newElement reads the object raw; a key given twice is an INVALID_FIELD (which value would win
+// is otherwise a guess).
+func newElement(raw []byte, names []string, prefix string, errs *[]FieldFailure) *element {
+	e := &element{names: names, vals: make([][]byte, len(names)), prefix: prefix, errs: errs}
+	eachMember(raw, func(key string, val []byte) {
+		for k, n := range names {
+			if n == key {
+				if e.vals[k] != nil {
+					e.fail(CodeInvalidField, key, "is given more than once")
+				}
+				e.vals[k] = val
+				return
+			}
+		}
+	})
+	return e
+}
+
+func (e *element) raw(name string) []byte {
+	for k, n := range e.names {
+		if n == name {
+			return e.vals[k]
+		}
+	}
+	return nil
+}
+
+// present is true for a field given with a value other than null.
+func (e *element) present(name string) bool {
+	k := kindOf(e.raw(name))
+	return k != kindNone && k != kindNull
+}
+
+func (e *element) fail(code, field, message string) {
+	if len(*e.errs) >= maxErrorsPerOperation {
+		return
+	}
+	path := e.prefix + field
+	*e.errs = append(*e.errs, FieldFailure{Code: code, Field: path, Message: path + " " + message})
+}
+
+func (e *element) ok() bool { return len(*e.errs) == 0 }
+
+// str reads a required non-empty string. null counts as missing.
+func (e *element) str(name string) (string, bool) {
+	raw := e.raw(name)
+	switch k := kindOf(raw); k {
+	case kindNone, kindNull:
+		e.fail(CodeMissingField, name, "is required")
+		return "", false
+	case kindString:
+	default:
+		e.fail(CodeInvalidField, name, "must be a string, not "+k.String())
+		return "", false
+	}
+	s, valid := unquote(raw)
+	switch {
+	case !valid:
+		e.fail(CodeInvalidField, name, "is not valid UTF-8")
+	case s == "":
+		e.fail(CodeInvalidField, name, "must not be empty")
+	case len(s) > maxStringLen:
+		e.fail(CodeInvalidField, name, fmt.Sprintf("is longer than %d bytes", maxStringLen))
+	default:
+		return s, true
+	}
+	return "", false
+}
+
+func (e *element) oneOf(name string, allowed map[string]bool, list string) (string, bool) {
+	s, ok := e.str(name)
+	if ok && !allowed[s] {
+		e.fail(CodeInvalidField, name, fmt.Sprintf("%q is not one of %s", s, list))
+		return "", false
+	}
+	return s, ok
+}
+
+func (e *element) timeField(name string, parse func(string) (time.Time, error)) (time.Time, bool) {
+	s, ok := e.str(name)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := parse(s)
+	if err != nil {
+		e.fail(CodeInvalidField, name, fmt.Sprintf("%q %v", s, err))
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// integer reads a required integer within [lo, hi].
+func (e *element) integer(name string, lo, hi int64) (int64, bool) {
+	return integerAt(e, name, e.raw(name), lo, hi)
+}
+
+func integerAt(e *element, field string, raw []byte, lo, hi int64) (int64, bool) {
+	switch k := kindOf(raw); k {
+	case kindNone, kindNull:
+		e.fail(CodeMissingField, field, "is required")
+		return 0, false
+	case kindNumber:
+	default:
+		e.fail(CodeInvalidField, field, "must be an integer, not "+k.String())
+		return 0, false
+	}
+	v, ok := parseInteger(raw)
+	if !ok {
+		e.fail(CodeInvalidField, field, fmt.Sprintf("must be an integer, not %s", clip(raw)))
+		return 0, false
+	}
+	if v < lo || v > hi {
+		e.fail(CodeInvalidField, field, fmt.Sprintf("must be between %d and %d, not %d", lo, hi, v))
+		return 0, false
+	}
+	return v, true
+}
+
+// optionalBool reads a boolean that defaults to false when absent or null.
+func (e *element) optionalBool(name string) (bool, bool) {
+	raw := e.raw(name)
+	switch k := kindOf(raw); k {
+	case kindNone, kindNull:
+		return false, true
+	case kindBool:
+		return raw[0] == 't', true
+	default:
+		e.fail(CodeInvalidField, name, "must be a boolean, not "+k.String())
+		return false, false
+	}
+}
+
+// object checks that a required field is a JSON object and returns its raw value.
+func (e *element) object(name string) ([]byte, bool) {
+	raw := e.raw(name)
+	switch k := kindOf(raw); k {
+	case kindNone, kindNull:
+		e.fail(CodeMissingField, name, "is required")
+		return nil, false
+	case kindObject:
+		return raw, true
+	default:
+		e.fail(CodeInvalidField, name, "must be an object, not "+k.String())
+		return nil, false
+	}
+}
+
+// identity is the element's site reference: a site id, or a customer pair to resolve.
+type identity struct {
+	siteID, siteCustomerID, personCustomerID string
+}
+
+// identity reads siteId XOR (siteCustomerId and personCustomerId).
+func (e *element) identity() (identity, bool) {
+	hasSite := e.present(fSiteID)
+	hasCustomer := e.present(fSiteCustomerID) || e.present(fPersonCustomerID)
+	switch {
+	case hasSite && hasCustomer:
+		e.fail(CodeInvalidField, fSiteID, "cannot be combined with siteCustomerId and personCustomerId: use one identity variant")
+		return identity{}, false
+	case hasSite:
+		s, ok := e.str(fSiteID)
+		return identity{siteID: s}, ok
+	case hasCustomer:
+		sc, ok1 := e.str(fSiteCustomerID)
+		pc, ok2 := e.str(fPersonCustomerID)
+		return identity{siteCustomerID: sc, personCustomerID: pc}, ok1 && ok2
+	}
+	e.fail(CodeMissingField, fSiteID, "is required (or siteCustomerId and personCustomerId)")
+	return identity{}, false
+}
+
+// resolve turns a well-formed identity into a site id of the tenant, or reports UNKNOWN_SITE.
+func (e *element) resolve(ctx context.Context, sites *siteCache, id identity) (string, bool, error) {
+	if id.siteID != "" {
+		ok, err := sites.byID(ctx, id.siteID)
+		if err != nil {
+			return "", false, err
+		}
+		if !ok {
+			e.fail(CodeUnknownSite, fSiteID, fmt.Sprintf("%q is not a site of this tenant", id.siteID))
+		}
+		return id.siteID, ok, nil
+	}
+	siteID, ok, err := sites.byCustomer(ctx, id.siteCustomerID, id.personCustomerID)
+	if err != nil {
+		return "", false, err
+	}
+	if !ok {
+		e.fail(CodeUnknownSite, fSiteCustomerID, fmt.Sprintf("%q with personCustomerId %q matches no site of this tenant", id.siteCustomerID, id.personCustomerID))
+	}
+	return siteID, ok, nil
+}
+
+// common reads what every kind has: identity (resolved) and podId.
+func (e *element) common(ctx context.Context, sites *siteCache) (siteID, podID string, err error) {
+	id, idOK := e.identity()
+	podID, _ = e.str(fPodID)
+	if idOK {
+		siteID, _, err = e.resolve(ctx, sites, id)
+	}
+	return siteID, podID, err
+}
+
+// decodeGasIndex validates one element of cyclicGasIndexes.
+func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+	if !isObject(raw, errs) {
+		return nil
+	}
+	e := newElement(raw, gasFields, "", errs)
+	siteID, podID, err := e.common(ctx, sites)
+	if err != nil {
+		return err
+	}
+	nature, _ := e.oneOf("nature", gasNatures, "the cyclic gas natures (MKT_CYCLIC_DISTRIBUTOR, MKT_ESTIMATION, DTN_CUSTOMER_ACK, MKT_CUSTOMER and their _INVALID forms)")
+	ts, _ := e.timeField("ts", parseTimestampZ)
+	gen, _ := e.timeField("generationTs", parseTimestampZ)
+	ibc, _ := e.optionalBool("indexBeforeChange")
+	value, _ := e.integer("value", 0, math.MaxInt64)
+	unit, _ := e.str("unit")
+	var units []string
+	var factors []float64
+	if obj, ok := e.object("conversionFactors"); ok {
+		units, factors = conversionFactors(e, obj)
+	}
+	if !e.ok() {
+		return nil
+	}
+	rows.Gas = append(rows.Gas, GasIndexRow{SiteID: siteID, PodID: podID, TS: ts, IndexBeforeChange: ibc, Nature: nature,
+		GenerationTS: gen, Value: value, Unit: unit, ConversionUnits: units, ConversionFactors: factors})
+	return nil
+}
+
+// conversionFactors reads a map of unit name → finite positive factor, sorted by unit.
+func conversionFactors(e *element, obj []byte) ([]string, []float64) {
+	byUnit := map[string]float64{}
+	seen := map[string]bool{}
+	eachMember(obj, func(unit string, val []byte) {
+		field := "conversionFactors." + unit
+		if seen[unit] {
+			e.fail(CodeInvalidField, field, "is given more than once")
+			return
+		}
+		seen[unit] = true
+		if unit == "" || len(unit) > maxStringLen {
+			e.fail(CodeInvalidField, "conversionFactors", "unit names must be 1 to 1024 bytes long")
+			return
+		}
+		if kindOf(val) != kindNumber {
+			e.fail(CodeInvalidField, field, "must be a number, not "+kindOf(val).String())
+			return
+		}
+		f, err := strconv.ParseFloat(string(val), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f <= 0 {
+			e.fail(CodeInvalidField, field, fmt.Sprintf("must be a finite number greater than 0, not %s", clip(val)))
+			return
+		}
+		byUnit[unit] = f
+	})
+	units := make([]string, 0, len(byUnit))
+	for u := range byUnit {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	factors := make([]float64, len(units))
+	for k, u := range units {
+		factors[k] = byUnit[u]
+	}
+	return units, factors
+}
+
+// decodeSmartIndex validates one element of smartElecIndexes: one row per dial.
+func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+	if !isObject(raw, errs) {
+		return nil
+	}
+	e := newElement(raw, smartFields, "", errs)
+	siteID, podID, err := e.common(ctx, sites)
+	if err != nil {
+		return err
+	}
+	nature, _ := e.oneOf("nature", smartNatures, "MKT_SMART_DISTRIBUTOR, MKT_SMART_DISTRIBUTOR_INVALID")
+	ts, _ := e.timeField("ts", parseTimestampZ)
+	gen, _ := e.timeField("generationTs", parseTimestampZ)
+	ibc, _ := e.optionalBool("indexBeforeChange")
+	type dial struct {
+		name  string
+		value int64
+	}
+	var dials []dial
+	if obj, ok := e.object("value"); ok {
+		seen := map[string]bool{}
+		eachMember(obj, func(name string, val []byte) {
+			field := "value." + name
+			switch {
+			case seen[name]:
+				e.fail(CodeInvalidField, field, "is given more than once")
+			case name == "" || len(name) > maxStringLen:
+				e.fail(CodeInvalidField, "value", "dial names must be 1 to 1024 bytes long")
+			default:
+				if v, ok := integerAt(e, field, val, 0, math.MaxInt64); ok {
+					dials = append(dials, dial{name, v})
+				}
+			}
+			seen[name] = true
+		})
+		if len(seen) == 0 {
+			e.fail(CodeInvalidField, "value", "must hold at least one dial (map of dial number to Wh)")
+		}
+	}
+	if !e.ok() {
+		return nil
+	}
+	sort.Slice(dials, func(a, b int) bool { return dials[a].name < dials[b].name })
+	for _, d := range dials {
+		rows.Elec = append(rows.Elec, ElecIndexRow{SiteID: siteID, PodID: podID, TS: ts, IndexBeforeChange: ibc,
+			Nature: nature, GenerationTS: gen, Dial: d.name, Value: d.value})
+	}
+	return nil
+}
+
+// decodeMaxPower validates one element of maxPowers.
+func decodeMaxPower(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+	if !isObject(raw, errs) {
+		return nil
+	}
+	e := newElement(raw, maxFields, "", errs)
+	siteID, podID, err := e.common(ctx, sites)
+	if err != nil {
+		return err
+	}
+	ts, _ := e.timeField("ts", parseTimestampZ)
+	gen, _ := e.timeField("generationTs", parseTimestampZ)
+	value, _ := e.integer("value", 0, math.MaxInt64)
+	if !e.ok() {
+		return nil
+	}
+	rows.MaxPowers = append(rows.MaxPowers, MaxPowerRow{SiteID: siteID, PodID: podID, TS: ts, GenerationTS: gen, Value: value})
+	return nil
+}
+
+// decodeLoadCurve validates one element of loadCurves: one row per point, each point turned
+// into its [begin, end) interval with the curve's step.
+func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+	if !isObject(raw, errs) {
+		return nil
+	}
+	e := newElement(raw, curveFields, "", errs)
+	siteID, podID, err := e.common(ctx, sites)
+	if err != nil {
+		return err
+	}
+	day, _ := e.timeField("meterReadingDate", parseDate)
+	gen, _ := e.timeField("generationTs", parseTimestampOffset)
+	var step time.Duration
+	if s, ok := e.str("step"); ok {
+		if step, err = parseStep(s); err != nil {
+			e.fail(CodeInvalidField, "step", fmt.Sprintf("%q %v", s, err))
+		}
+	}
+	values := e.raw("values")
+	switch k := kindOf(values); k {
+	case kindNone, kindNull:
+		e.fail(CodeMissingField, "values", "is required")
+		return nil
+	case kindArray:
+	default:
+		e.fail(CodeInvalidField, "values", "must be an array of points, not "+k.String())
+		return nil
+	}
+	start := len(rows.LoadCurvePoints)
+	n := 0
+	eachElement(values, func(i int, raw []byte) {
+		n++
+		prefix := "values[" + strconv.Itoa(i) + "]"
+		if kindOf(raw) != kindObject {
+			e.fail(CodeInvalidField, prefix, "must be an object with beginTs or endTs, value and reliability")
+			return
+		}
+		p := newElement(raw, pointFields, prefix+".", errs)
+		var at time.Time
+		var fromBegin, timeOK bool
+		switch hasBegin, hasEnd := p.present("beginTs"), p.present("endTs"); {
+		case hasBegin && hasEnd:
+			p.fail(CodeInvalidField, "endTs", "cannot be given with beginTs: a point has exactly one of them")
+		case hasBegin:
+			at, timeOK = p.timeField("beginTs", parseTimestampOffset)
+			fromBegin = true
+		case hasEnd:
+			at, timeOK = p.timeField("endTs", parseTimestampOffset)
+		default:
+			p.fail(CodeMissingField, "beginTs", "is required (or endTs)")
+		}
+		value, _ := p.integer("value", 0, math.MaxInt64)
+		reliability, _ := p.integer("reliability", 0, 1)
+		if !timeOK || step == 0 || !e.ok() {
+			return
+		}
+		begin, end := at, at.Add(step)
+		if !fromBegin {
+			begin, end = at.Add(-step), at
+			if begin.Before(minTime) {
+				p.fail(CodeInvalidField, "endTs", "ends a step that starts before 1970-01-01T00:00:00Z")
+				return
+			}
+		}
+		rows.LoadCurvePoints = append(rows.LoadCurvePoints, LoadCurvePointRow{SiteID: siteID, PodID: podID,
+			BeginTS: begin, EndTS: end, GenerationTS: gen,
+			Value: value, Reliability: uint8(reliability), MeterReadingDate: day})
+	})
+	if n == 0 {
+		e.fail(CodeInvalidField, "values", "must hold at least one point")
+	}
+	if !e.ok() {
+		rows.LoadCurvePoints = rows.LoadCurvePoints[:start]
+	}
+	return nil
+}
+
+// isObject reports an element that is not a JSON object (the whole element is the field).
+func isObject(raw []byte, errs *[]FieldFailure) bool {
+	if k := kindOf(raw); k != kindObject {
+		*errs = append(*errs, FieldFailure{Code: CodeInvalidField, Field: "",
+			Message: "the element must be an object, not " + k.String()})
+		return false
+	}
+	return true
+}
+
+// clip quotes a raw value for a message, shortened.
+func clip(raw []byte) string {
+	if len(raw) > 40 {
+		return string(raw[:40]) + "…"
+	}
+	return string(raw)
+}
+
+func setOf(values ...string) map[string]bool {
+	m := make(map[string]bool, len(values))
+	for _, v := range values {
+		m[v] = true
+	}
+	return m
+}
