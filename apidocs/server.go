@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"energy/ingest"
 	"energy/schema/registry"
 )
 
@@ -26,6 +27,10 @@ type Config struct {
 	Ready func(context.Context) error
 	// PublicURL is the base of returned links; empty means "from the request".
 	PublicURL string
+	// Consumptions answers endpoint 4 (the engine behind its result cache); nil: defaults.
+	Consumptions ConsumptionService
+	// Jobs is the archive intake (endpoints 1-3); nil: those endpoints are not served.
+	Jobs *ingest.Service
 }
 
 // newAPI builds a chi router with the shared middleware and a Huma API on it.
@@ -70,7 +75,9 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 		"Collects smart-meter archives and answers consumption, comparison, heating, weather and target questions.", cfg)
 	addAdmin(api, cfg.Registry)
 	addWeather(api, cfg.Registry)
-	return router, api
+	addConsumption(api, cfg.Registry, cfg.Consumptions)
+	addJobs(api, cfg)
+	return limitUpload(router), api
 }
 
 // NewAdvice returns the recommendation service ({simulation_url}).
