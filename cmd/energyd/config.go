@@ -21,6 +21,10 @@ type config struct {
 	JobDeadline     time.Duration
 	Workers         int
 	LogLevel        string
+	// Consumption result cache and carbon default (endpoint 4).
+	CacheEntries      int
+	CacheMB           int
+	CarbonCoefficient float64
 }
 
 func loadConfig(args []string) (config, error) {
@@ -42,6 +46,10 @@ func loadConfig(args []string) (config, error) {
 	var workers string
 	str(&workers, "workers", "ENERGY_WORKERS", "2", "archive processing workers")
 	str(&c.LogLevel, "log-level", "ENERGY_LOG_LEVEL", "info", "debug, info, warn or error")
+	var cacheEntries, cacheMB, carbon string
+	str(&cacheEntries, "cache-entries", "ENERGY_CACHE_ENTRIES", "10000", "most consumption answers kept in the result cache; 0 disables it")
+	str(&cacheMB, "cache-mb", "ENERGY_CACHE_MB", "256", "approximate memory bound of the consumption result cache, MiB")
+	str(&carbon, "carbon-coefficient", "ENERGY_CARBON_COEFFICIENT", "0.052", "kgCO2e/kWh of sites whose tariff has none (default: ADEME Base Empreinte, French average mix)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -56,6 +64,15 @@ func loadConfig(args []string) (config, error) {
 	}
 	if _, err := fmt.Sscan(workers, &c.Workers); err != nil || c.Workers < 1 || c.Workers > 64 {
 		return c, fmt.Errorf("--workers: %q is not a number from 1 to 64", workers)
+	}
+	if _, err := fmt.Sscan(cacheEntries, &c.CacheEntries); err != nil || c.CacheEntries < 0 {
+		return c, fmt.Errorf("--cache-entries: %q is not a number ≥ 0", cacheEntries)
+	}
+	if _, err := fmt.Sscan(cacheMB, &c.CacheMB); err != nil || c.CacheMB < 1 {
+		return c, fmt.Errorf("--cache-mb: %q is not a number ≥ 1", cacheMB)
+	}
+	if _, err := fmt.Sscan(carbon, &c.CarbonCoefficient); err != nil || c.CarbonCoefficient < 0 || c.CarbonCoefficient > 10 {
+		return c, fmt.Errorf("--carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", carbon)
 	}
 	return c, nil
 }

@@ -70,7 +70,7 @@ func run() error {
 	}
 
 	reg := registry.New(db)
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL}
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg)}
 	mainHandler, _ := apidocs.NewMain(apiCfg)
 
 	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second}}
