@@ -143,29 +143,16 @@ func untar(r io.Reader) ([]Member, error) {
 	return members, nil
 }
 
-// readMember reads one member's content, growing the buffer as bytes really arrive rather
-// than trusting the size announced by the header (a truncated archive claiming 60 MiB costs
-// what it really holds).
+// readMember reads one member's content. The size announced by the header has already been
+// checked against what is left of the budget, so allocating it at once keeps every member
+// together within the limit, even when the header lies and the data stops short.
 func readMember(r io.Reader, size int64) ([]byte, error) {
-	const chunk = 1 << 20
-	buf := make([]byte, 0, min(size, chunk))
-	for int64(len(buf)) < size {
-		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), min(size, int64(2*cap(buf))))
-			copy(grown, buf)
-			buf = grown
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
+	buf := make([]byte, size)
+	if _, err := io.ReadFull(r, buf); err != nil {
 		if err == io.EOF {
-			break
+			err = io.ErrUnexpectedEOF
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if int64(len(buf)) != size {
-		return nil, io.ErrUnexpectedEOF
+		return nil, err
 	}
 	return buf, nil
 }

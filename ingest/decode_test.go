@@ -30,16 +30,16 @@ func (s *mapSites) SiteByCustomer(_ context.Context, site, person string) (strin
 	return id, ok, s.fail
 }
 
-func testSites() *mapSites {
+func knownSites() *mapSites {
 	return &mapSites{
 		ids:       map[string]bool{"S1": true, "S2": true},
 		customers: map[[2]string]string{{"C-1", "P-1"}: "S1"},
 	}
 }
 
-func decode(t *testing.T, name, body string) (Rows, FileReport) {
+func decodeText(t *testing.T, name, body string) (Rows, FileReport) {
 	t.Helper()
-	rows, rep, err := DecodeFile(context.Background(), Member{Name: name, Data: []byte(body), Regular: true}, testSites())
+	rows, rep, err := DecodeFile(context.Background(), Member{Name: name, Data: []byte(body), Regular: true}, knownSites())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func decode(t *testing.T, name, body string) (Rows, FileReport) {
 	return rows, rep
 }
 
-func ts(s string) time.Time {
+func utc(s string) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		panic(err)
@@ -58,7 +58,7 @@ func ts(s string) time.Time {
 }
 
 // failures flattens a report's failed operations to "array[i] CODE field" lines.
-func failures(rep FileReport) []string {
+func failureLines(rep FileReport) []string {
 	var out []string
 	for _, op := range rep.FailedOperations {
 		for _, e := range op.Errors {
@@ -70,7 +70,7 @@ func failures(rep FileReport) []string {
 
 func wantFailures(t *testing.T, rep FileReport, want ...string) {
 	t.Helper()
-	got := failures(rep)
+	got := failureLines(rep)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("failures:\n got  %q\n want %q", got, want)
 	}
@@ -102,38 +102,38 @@ const validFile = `{
 }`
 
 func TestDecodeFileValidRecordsOfEveryKind(t *testing.T) {
-	rows, rep := decode(t, "data.json", validFile)
+	rows, rep := decodeText(t, "data.json", validFile)
 	want := FileReport{Name: "data.json", NbOperationsTotal: 4, NbOperationsOK: 4, FailedOperations: []FailedOperation{}}
 	if !reflect.DeepEqual(rep, want) {
 		t.Fatalf("report %+v", rep)
 	}
-	wantGas := []GasIndexRow{{SiteID: "S1", PodID: "GAS-1", TS: ts("2024-01-31T23:00:00Z"), Nature: "MKT_CYCLIC_DISTRIBUTOR",
-		GenerationTS: ts("2024-02-01T06:00:00Z"), Value: 12345, Unit: "m3",
+	wantGas := []GasIndexRow{{SiteID: "S1", PodID: "GAS-1", TS: utc("2024-01-31T23:00:00Z"), Nature: "MKT_CYCLIC_DISTRIBUTOR",
+		GenerationTS: utc("2024-02-01T06:00:00Z"), Value: 12345, Unit: "m3",
 		ConversionUnits: []string{"MWh", "kWh"}, ConversionFactors: []float64{0.0112, 11.2}}}
 	if !reflect.DeepEqual(rows.Gas, wantGas) {
 		t.Errorf("gas %+v", rows.Gas)
 	}
 	wantElec := []ElecIndexRow{
-		{SiteID: "S1", PodID: "PDL-1", TS: ts("2024-02-01T00:00:00Z"), IndexBeforeChange: true, Nature: "MKT_SMART_DISTRIBUTOR",
-			GenerationTS: ts("2024-02-01T04:00:00Z"), Dial: "1", Value: 100000},
-		{SiteID: "S1", PodID: "PDL-1", TS: ts("2024-02-01T00:00:00Z"), IndexBeforeChange: true, Nature: "MKT_SMART_DISTRIBUTOR",
-			GenerationTS: ts("2024-02-01T04:00:00Z"), Dial: "2", Value: 200000},
+		{SiteID: "S1", PodID: "PDL-1", TS: utc("2024-02-01T00:00:00Z"), IndexBeforeChange: true, Nature: "MKT_SMART_DISTRIBUTOR",
+			GenerationTS: utc("2024-02-01T04:00:00Z"), Dial: "1", Value: 100000},
+		{SiteID: "S1", PodID: "PDL-1", TS: utc("2024-02-01T00:00:00Z"), IndexBeforeChange: true, Nature: "MKT_SMART_DISTRIBUTOR",
+			GenerationTS: utc("2024-02-01T04:00:00Z"), Dial: "2", Value: 200000},
 	}
 	if !reflect.DeepEqual(rows.Elec, wantElec) {
 		t.Errorf("elec %+v", rows.Elec)
 	}
-	wantMax := []MaxPowerRow{{SiteID: "S2", PodID: "PDL-2", TS: ts("2024-02-01T00:00:00Z"), GenerationTS: ts("2024-02-02T00:00:00Z"), Value: 6000}}
+	wantMax := []MaxPowerRow{{SiteID: "S2", PodID: "PDL-2", TS: utc("2024-02-01T00:00:00Z"), GenerationTS: utc("2024-02-02T00:00:00Z"), Value: 6000}}
 	if !reflect.DeepEqual(rows.MaxPowers, wantMax) {
 		t.Errorf("max %+v", rows.MaxPowers)
 	}
-	day := ts("2024-03-31T00:00:00Z")
-	gen := ts("2024-04-01T00:00:00Z")
+	day := utc("2024-03-31T00:00:00Z")
+	gen := utc("2024-04-01T00:00:00Z")
 	wantPoints := []LoadCurvePointRow{
-		{SiteID: "S1", PodID: "PDL-1", BeginTS: ts("2024-03-30T23:00:00Z"), EndTS: ts("2024-03-30T23:30:00Z"), GenerationTS: gen, Value: 500, MeterReadingDate: day},
+		{SiteID: "S1", PodID: "PDL-1", BeginTS: utc("2024-03-30T23:00:00Z"), EndTS: utc("2024-03-30T23:30:00Z"), GenerationTS: gen, Value: 500, MeterReadingDate: day},
 		// endTs: the point covers the step that ends there.
-		{SiteID: "S1", PodID: "PDL-1", BeginTS: ts("2024-03-31T01:30:00Z"), EndTS: ts("2024-03-31T02:00:00Z"), GenerationTS: gen, Value: 700, Reliability: 1, MeterReadingDate: day},
+		{SiteID: "S1", PodID: "PDL-1", BeginTS: utc("2024-03-31T01:30:00Z"), EndTS: utc("2024-03-31T02:00:00Z"), GenerationTS: gen, Value: 700, Reliability: 1, MeterReadingDate: day},
 		// Not aligned on the step: kept as its own interval.
-		{SiteID: "S1", PodID: "PDL-1", BeginTS: ts("2024-03-31T03:07:00Z"), EndTS: ts("2024-03-31T03:37:00Z"), GenerationTS: gen, Value: 0, MeterReadingDate: day},
+		{SiteID: "S1", PodID: "PDL-1", BeginTS: utc("2024-03-31T03:07:00Z"), EndTS: utc("2024-03-31T03:37:00Z"), GenerationTS: gen, Value: 0, MeterReadingDate: day},
 	}
 	if !reflect.DeepEqual(rows.LoadCurvePoints, wantPoints) {
 		t.Errorf("points %+v", rows.LoadCurvePoints)
@@ -141,7 +141,7 @@ func TestDecodeFileValidRecordsOfEveryKind(t *testing.T) {
 }
 
 func TestDecodeFileReportJSONShape(t *testing.T) {
-	_, rep := decode(t, "ok.json", `{"maxPowers": []}`)
+	_, rep := decodeText(t, "ok.json", `{"maxPowers": []}`)
 	b, _ := json.Marshal(rep)
 	if string(b) != `{"name":"ok.json","nbOperationsTotal":0,"nbOperationsOK":0,"nbOperationsKO":0,"failedOperations":[]}` {
 		t.Fatalf("%s", b)
@@ -167,7 +167,7 @@ func TestDecodeFileFileLevelErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rows, rep := decode(t, c.file, c.body)
+			rows, rep := decodeText(t, c.file, c.body)
 			if rep.Error == nil || rep.Error.Code != c.code || rep.NbOperationsTotal != c.total || rep.NbOperationsKO != c.ko {
 				t.Fatalf("report %+v error %+v", rep, rep.Error)
 			}
@@ -182,21 +182,21 @@ func TestDecodeFileFileLevelErrors(t *testing.T) {
 }
 
 func TestDecodeFileNonRegularMember(t *testing.T) {
-	rows, rep, err := DecodeFile(context.Background(), Member{Name: "link.json"}, testSites())
+	rows, rep, err := DecodeFile(context.Background(), Member{Name: "link.json"}, knownSites())
 	if err != nil || rep.Error == nil || rep.Error.Code != CodeInvalidFileFormat || rep.NbOperationsTotal != 0 || len(rows.Elec) != 0 {
 		t.Fatalf("%+v %v", rep, err)
 	}
 }
 
 func TestDecodeFileAcceptsUpperCaseExtensionNullArraysAndBOM(t *testing.T) {
-	_, rep := decode(t, "DATA.JSON", "\xef\xbb\xbf"+`{"maxPowers": null, "loadCurves": [], "other": {"x": [1]}}`)
+	_, rep := decodeText(t, "DATA.JSON", "\xef\xbb\xbf"+`{"maxPowers": null, "loadCurves": [], "other": {"x": [1]}}`)
 	if rep.Error != nil || rep.NbOperationsTotal != 0 {
 		t.Fatalf("%+v", rep)
 	}
 }
 
 // manyMaxPowers builds a file of n max powers.
-func manyElements(array string, n int, element string) string {
+func manyOf(array string, n int, element string) string {
 	var b strings.Builder
 	b.WriteString(`{"` + array + `": [`)
 	for i := range n {
@@ -216,7 +216,7 @@ const (
 )
 
 func TestDecodeFileRecordLimits(t *testing.T) {
-	sites := testSites()
+	sites := knownSites()
 	run := func(body string) FileReport {
 		_, rep, err := DecodeFile(context.Background(), Member{Name: "f.json", Data: []byte(body), Regular: true}, sites)
 		if err != nil {
@@ -224,7 +224,7 @@ func TestDecodeFileRecordLimits(t *testing.T) {
 		}
 		return rep
 	}
-	rep := run(manyElements("smartElecIndexes", 10000, smartElement))
+	rep := run(manyOf("smartElecIndexes", 10000, smartElement))
 	if rep.Error != nil || rep.NbOperationsOK != 10000 {
 		t.Fatalf("10,000 indexes: %+v", rep.Error)
 	}
@@ -232,7 +232,7 @@ func TestDecodeFileRecordLimits(t *testing.T) {
 		t.Errorf("resolver called %d times for one site", sites.calls)
 	}
 	sites.calls = 0
-	rep = run(manyElements("smartElecIndexes", 10001, smartElement))
+	rep = run(manyOf("smartElecIndexes", 10001, smartElement))
 	if rep.Error == nil || rep.Error.Code != CodeTooManyRecords || rep.NbOperationsTotal != 10001 || rep.NbOperationsKO != 10001 ||
 		rep.NbOperationsOK != 0 || len(rep.FailedOperations) != 0 {
 		t.Fatalf("10,001 indexes: %+v", rep)
@@ -241,27 +241,27 @@ func TestDecodeFileRecordLimits(t *testing.T) {
 		t.Errorf("a file over the limit cost %d site lookups", sites.calls)
 	}
 	// Max powers count with the indexes; gas too.
-	body := `{"maxPowers": ` + manyElements("x", 5000, maxElement)[6:len(manyElements("x", 5000, maxElement))-1] +
-		`, "smartElecIndexes": ` + manyElements("x", 5001, smartElement)[6:len(manyElements("x", 5001, smartElement))-1] + `}`
+	body := `{"maxPowers": ` + manyOf("x", 5000, maxElement)[6:len(manyOf("x", 5000, maxElement))-1] +
+		`, "smartElecIndexes": ` + manyOf("x", 5001, smartElement)[6:len(manyOf("x", 5001, smartElement))-1] + `}`
 	if rep = run(body); rep.Error == nil || rep.Error.Code != CodeTooManyRecords || rep.NbOperationsKO != 10001 {
 		t.Fatalf("5,000 max powers + 5,001 indexes: %+v", rep.Error)
 	}
-	if rep = run(manyElements("loadCurves", 1500, curveElement)); rep.Error != nil || rep.NbOperationsOK != 1500 {
+	if rep = run(manyOf("loadCurves", 1500, curveElement)); rep.Error != nil || rep.NbOperationsOK != 1500 {
 		t.Fatalf("1,500 curves: %+v", rep.Error)
 	}
-	if rep = run(manyElements("loadCurves", 1501, curveElement)); rep.Error == nil || rep.Error.Code != CodeTooManyRecords || rep.NbOperationsKO != 1501 {
+	if rep = run(manyOf("loadCurves", 1501, curveElement)); rep.Error == nil || rep.Error.Code != CodeTooManyRecords || rep.NbOperationsKO != 1501 {
 		t.Fatalf("1,501 curves: %+v", rep.Error)
 	}
 	// The limits are separate: 10,000 indexes and 1,500 curves in one file are accepted.
-	both := manyElements("smartElecIndexes", 10000, smartElement)
-	both = both[:len(both)-1] + `, "loadCurves": ` + manyElements("x", 1500, curveElement)[6:]
+	both := manyOf("smartElecIndexes", 10000, smartElement)
+	both = both[:len(both)-1] + `, "loadCurves": ` + manyOf("x", 1500, curveElement)[6:]
 	if rep = run(both); rep.Error != nil || rep.NbOperationsOK != 11500 {
 		t.Fatalf("both limits: %+v", rep.Error)
 	}
 }
 
 func TestDecodeFileFailedOperationsAreTruncatedAt1000(t *testing.T) {
-	rows, rep := decode(t, "f.json", manyElements("maxPowers", 1500, `{"siteId":"S1"}`))
+	rows, rep := decodeText(t, "f.json", manyOf("maxPowers", 1500, `{"siteId":"S1"}`))
 	if rep.NbOperationsKO != 1500 || len(rep.FailedOperations) != MaxFailedOperations || !rep.FailedOperationsTruncated {
 		t.Fatalf("KO %d, listed %d, truncated %v", rep.NbOperationsKO, len(rep.FailedOperations), rep.FailedOperationsTruncated)
 	}
@@ -271,9 +271,9 @@ func TestDecodeFileFailedOperationsAreTruncatedAt1000(t *testing.T) {
 }
 
 func TestDecodeFileResolverFailureIsAnError(t *testing.T) {
-	sites := testSites()
+	sites := knownSites()
 	sites.fail = errors.New("storage unreachable")
-	_, _, err := DecodeFile(context.Background(), Member{Name: "f.json", Data: []byte(manyElements("maxPowers", 2, maxElement)), Regular: true}, sites)
+	_, _, err := DecodeFile(context.Background(), Member{Name: "f.json", Data: []byte(manyOf("maxPowers", 2, maxElement)), Regular: true}, sites)
 	if err == nil || err.Error() != "storage unreachable" {
 		t.Fatalf("err %v", err)
 	}
