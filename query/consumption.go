@@ -4,12 +4,18 @@ package query
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"energy/schema"
 	"energy/schema/registry"
 )
 
-// Consumptions is the electricity consumption engine (endpoint 4).
+// Consumptions is the electricity consumption engine (endpoint 4). Per request it reads the
+// site's tariff, the winning index readings (resolved in SQL) and, when needed, the load curve,
+// concurrently; everything else (steps, interpolation, strategies, cost) is done in Go.
 type Consumptions struct {
 	db            *schema.DB
 	reg           *registry.Store
@@ -17,12 +23,175 @@ type Consumptions struct {
 }
 
 // NewConsumptions returns the engine; defaultCarbon is the coefficient (kgCO2e/kWh) of sites
-// whose tariff has no carbonCoefficient.
+// whose tariff has no carbonCoefficient (DefaultCarbonCoefficient is the service's default).
 func NewConsumptions(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Consumptions {
 	return &Consumptions{db: db, reg: reg, defaultCarbon: defaultCarbon}
 }
 
+// indexSources are the data sources that allow index readings; LOAD_CURVE allows the load curve.
+var indexSources = map[string]bool{"SMART_METER": true, "LEGACY_INDEX": true, "INTRADAY": true, "SENSOR": true}
+
+// evaluation is one request's data and rules, shared by the steps and the global item.
+type evaluation struct {
+	start, end     time.Time // the requested period
+	series         indexSeries
+	points         []loadCurvePoint
+	fromLoadCurve  bool // steps are computed from the load curve
+	completion     bool // loadCurveCompletion
+	tou            *timeOfUse
+	canInterpolate interpolationRule
+	heading        func(dial string) string
+}
+
 // Compute returns the consumption of site over req.
 func (c *Consumptions) Compute(ctx context.Context, site registry.Site, req ConsumptionRequest) (*ConsumptionResult, error) {
-	return nil, errors.New("consumption engine: not implemented yet")
+	loc := site.Location()
+	start, end := req.Start.In(loc), req.End.In(loc)
+	if !end.After(start) {
+		return nil, fmt.Errorf("consumption: end %s is not after start %s", end.Format(time.RFC3339), start.Format(time.RFC3339))
+	}
+	steps, truncated := Steps(start, end, loc, req.StepUnit, req.StepValue, MaxSteps)
+	windowEnd := steps[len(steps)-1].End
+	fetchEnd := windowEnd
+	if req.WithGlobalConsumption {
+		fetchEnd = end
+	}
+	strategy := req.IndexStrategy
+	if strategy == "" {
+		strategy = StrategySurroundingEstimated
+	}
+	useIndexes, useLoadCurve := len(req.DataSources) == 0, len(req.DataSources) == 0
+	for _, s := range req.DataSources {
+		useIndexes = useIndexes || indexSources[s]
+		useLoadCurve = useLoadCurve || s == SourceLoadCurve
+	}
+	fineSteps := req.StepUnit == UnitHours || req.StepUnit == UnitMinutes
+	loadCurveSteps := useLoadCurve && (fineSteps || !useIndexes)
+
+	var (
+		tariff   *registry.Tariff
+		readings []reading
+		points   []loadCurvePoint
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	if site.TariffID != "" {
+		g.Go(func() error {
+			t, err := c.reg.Tariff(gctx, site.TenantID, site.TariffID)
+			if errors.Is(err, registry.ErrNotFound) {
+				return nil // a removed tariff: no cost
+			}
+			tariff = &t
+			return err
+		})
+	}
+	if useIndexes {
+		g.Go(func() (err error) {
+			readings, err = resolveReadings(gctx, c.db, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd)
+			return err
+		})
+	}
+	if loadCurveSteps || req.LoadCurveCompletion {
+		g.Go(func() (err error) {
+			points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	ev := &evaluation{
+		start: start, end: end,
+		series:         buildIndexSeries(readings, strategy, start, end),
+		points:         points,
+		fromLoadCurve:  loadCurveSteps && (len(points) > 0 || !useIndexes), // no load curve at all: indexes answer
+		completion:     req.LoadCurveCompletion,
+		tou:            newTimeOfUse(tariff, loc),
+		canInterpolate: interpolationFor(strategy, start, end),
+		heading:        dialHeading(tariff),
+	}
+	b := &itemBuilder{loc: loc, tariff: tariff, ratios: req.WithRatioByTariffHeading, meterChanges: ev.series.meterChanges}
+	if tariff != nil && !req.WithoutCost {
+		b.pricing = newPricing(tariff, loc)
+	}
+	if req.WithCarbonFootprint {
+		coef := carbonCoefficient(tariff, c.defaultCarbon)
+		b.carbon = &coef
+	}
+
+	res := &ConsumptionResult{
+		Period:       Period{start, end},
+		Step:         FormatStep(start, end, loc, req.StepUnit, req.StepValue),
+		Units:        Units{Cost: UnitCost, EnergyMeter: UnitEnergy, CarbonFootprint: UnitCarbon},
+		Consumptions: make([]Consumption, len(steps)),
+	}
+	pieces := ev.pieces(steps)
+	for k, st := range steps {
+		res.Consumptions[k] = b.build(st, pieces[k])
+	}
+	res.ComputationPeriod = computationPeriod(pieces, start, end, windowEnd, truncated, loc)
+	if req.WithGlobalConsumption {
+		whole := []Step{{start, end}}
+		global := b.build(whole[0], ev.pieces(whole)[0])
+		res.GlobalConsumption = &global
+	}
+	return res, nil
+}
+
+// pieces computes the energy pieces of each step (sorted, contiguous).
+func (ev *evaluation) pieces(steps []Step) [][]piece {
+	if ev.fromLoadCurve {
+		return loadCurvePieces(ev.points, steps, ev.tou)
+	}
+	ps := indexPieces(ev.series.intervals, steps, ev.canInterpolate, ev.heading)
+	if ev.completion {
+		ps = completeWithLoadCurve(ps, steps, ev.points, ev.tou, ev.start, ev.end)
+	}
+	return ps
+}
+
+// dialHeading maps a meter dial to its tariff heading: the tariff's dialHeadings, else its
+// default heading; without a tariff (or for a dial neither maps) the dial number itself.
+func dialHeading(t *registry.Tariff) func(string) string {
+	return func(dial string) string {
+		if t == nil {
+			return dial
+		}
+		if h, ok := t.DialHeadings[dial]; ok {
+			return h
+		}
+		if t.DefaultHeading != "" {
+			return t.DefaultHeading
+		}
+		return dial
+	}
+}
+
+// computationPeriod is present when the computed period differs from the requested one: it
+// spans the first to the last instant computed (leading or trailing parts without data are
+// left out) and ends where the 1,200-item window stops, so a client continues from its end.
+func computationPeriod(pieces [][]piece, start, end, windowEnd time.Time, truncated bool, loc *time.Location) *Period {
+	var first, last time.Time
+	for _, ps := range pieces {
+		a, b := span(ps)
+		if !a.IsZero() && (first.IsZero() || a.Before(first)) {
+			first = a
+		}
+		if b.After(last) {
+			last = b
+		}
+	}
+	if first.IsZero() { // no data at all: only the window's end is worth telling
+		if truncated {
+			return &Period{start.In(loc), windowEnd.In(loc)}
+		}
+		return nil
+	}
+	if truncated {
+		last = windowEnd
+	}
+	if first.Equal(start) && last.Equal(end) {
+		return nil
+	}
+	return &Period{first.In(loc), last.In(loc)}
 }
