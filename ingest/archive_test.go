@@ -22,7 +22,9 @@ type tarEntry struct {
 	linkname string
 }
 
-func regFile(name, body string) tarEntry { return tarEntry{name: name, typ: tar.TypeReg, data: []byte(body)} }
+func regFile(name, body string) tarEntry {
+	return tarEntry{name: name, typ: tar.TypeReg, data: []byte(body)}
+}
 
 // tarOf writes the entries as a tar stream.
 func tarOf(t testing.TB, entries ...tarEntry) []byte {
