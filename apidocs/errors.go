@@ -126,7 +126,7 @@ func classify(ctx context.Context, err error) *APIError {
 	var fe *registry.FieldError
 	switch {
 	case errors.As(err, &fe):
-		return BadParam("field %s: %s", fe.Field, fe.Message)
+		return BadParam("body field %s: %s", fe.Field, fe.Message)
 	case schema.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded):
 		e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "the data store is unavailable; retry in %s seconds", retryAfterSeconds)
 		e.headers = http.Header{"Retry-After": {retryAfterSeconds}}

@@ -84,6 +84,10 @@ func (t Tariff) Group(heading string) string {
 func (t *Tariff) Normalize() {
 	sort.SliceStable(t.Prices, func(i, j int) bool { return t.Prices[i].ValidFrom < t.Prices[j].ValidFrom })
 	sort.SliceStable(t.StandingCharges, func(i, j int) bool { return t.StandingCharges[i].ValidFrom < t.StandingCharges[j].ValidFrom })
+	t.fillDefaultHeading()
+}
+
+func (t *Tariff) fillDefaultHeading() {
 	if t.DefaultHeading == "" {
 		hs := map[string]bool{}
 		for _, h := range t.DialHeadings {
@@ -215,10 +219,12 @@ func ParseClock(s string) (int, error) {
 
 // PutTariff creates or replaces a tariff.
 func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
-	t.Normalize()
+	// Validate in the order the client sent, so that prices[i] names the client's element.
+	t.fillDefaultHeading()
 	if err := t.Validate(); err != nil {
 		return err
 	}
+	t.Normalize()
 	def, err := json.Marshal(t)
 	if err != nil {
 		return err

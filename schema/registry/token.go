@@ -50,7 +50,7 @@ func (c *tokenCache) get(hash string, now time.Time) (Token, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[hash]
-	if !ok || now.After(e.until) {
+	if !ok || !now.Before(e.until) {
 		return Token{}, false
 	}
 	return e.token, true
@@ -62,7 +62,11 @@ func (c *tokenCache) put(hash string, t Token, now time.Time) {
 	if c.entries == nil || len(c.entries) > 10000 {
 		c.entries = map[string]authEntry{}
 	}
-	c.entries[hash] = authEntry{token: t, until: now.Add(authCacheTTL)}
+	until := now.Add(authCacheTTL)
+	if !t.ExpiresTS.IsZero() && t.ExpiresTS.Before(until) {
+		until = t.ExpiresTS // never trust a token past its expiry
+	}
+	c.entries[hash] = authEntry{token: t, until: until}
 }
 
 func (c *tokenCache) clear() {

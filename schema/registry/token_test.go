@@ -1,0 +1,177 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTokenSecretIsStoredOnlyAsItsSHA256(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	secret, tok, err := s.CreateToken(ctx, "acme", []string{"read", "collect"}, 0, "dashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.SplitN(secret, "_", 3)
+	if len(parts) != 3 || parts[0] != "etk" || parts[1] != tok.TokenID {
+		t.Fatalf("secret %q is not etk_<id>_<random>", secret)
+	}
+	random, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil || len(random) < 32 {
+		t.Fatalf("secret carries %d random bytes (%v), want at least 32", len(random), err)
+	}
+
+	var id, tenant, hash, scopes, desc string
+	if err := s.db.Conn.QueryRow(ctx, `SELECT token_id, tenant_id, secret_hash, arrayStringConcat(scopes, ','), description
+		FROM api_tokens`).Scan(&id, &tenant, &hash, &scopes, &desc); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(secret))
+	if hash != hex.EncodeToString(sum[:]) {
+		t.Fatalf("secret_hash %q is not the SHA-256 of the secret", hash)
+	}
+	for _, col := range []string{id, tenant, hash, scopes, desc} {
+		if strings.Contains(col, parts[2]) || strings.Contains(col, secret) {
+			t.Fatalf("a column of api_tokens holds the secret in clear: %q", col)
+		}
+	}
+	if id != tok.TokenID || tenant != "acme" || scopes != "read,collect" || desc != "dashboard" {
+		t.Fatalf("stored row %q %q %q %q", id, tenant, scopes, desc)
+	}
+
+	got, err := s.Authenticate(ctx, secret)
+	if err != nil || got.TenantID != "acme" || strings.Join(got.Scopes, ",") != "read,collect" {
+		t.Fatalf("Authenticate: %+v %v", got, err)
+	}
+}
+
+// The token id in the secret only selects the row; the whole secret's hash must match, compared
+// in constant time (subtle.ConstantTimeCompare in Authenticate).
+func TestAuthenticateRejectsWrongSecrets(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	secret, tok, err := s.CreateToken(ctx, "acme", []string{"admin"}, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := secret[len(secret)-1]
+	flipped := byte('A')
+	if last == 'A' {
+		flipped = 'B'
+	}
+	bad := []string{
+		"",
+		"hello",
+		secret[:len(secret)-1] + string(flipped), // same id, one character off
+		secret + "x",                             // longer
+		strings.TrimPrefix(secret, "etk_"),       // no prefix
+		"etk_" + tok.TokenID,                     // id alone
+		"etk_" + strings.Repeat("0", 16) + "_" + "whatever", // unknown id
+		strings.ToUpper(secret),
+	}
+	for _, b := range bad {
+		if _, err := s.Authenticate(ctx, b); !errors.Is(err, ErrUnauthenticated) {
+			t.Errorf("Authenticate(%q) = %v, want ErrUnauthenticated", b, err)
+		}
+	}
+	if _, err := s.Authenticate(ctx, secret); err != nil {
+		t.Fatalf("the right secret: %v", err)
+	}
+}
+
+func TestRevokedTokenStopsAuthenticatingAtOnce(t *testing.T) {
+	s, now := newStore(t)
+	ctx := context.Background()
+	secret, tok, err := s.CreateToken(ctx, "acme", []string{"admin"}, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, secret); err != nil { // now cached
+		t.Fatal(err)
+	}
+	revokedAt := *now
+	if _, err := s.RevokeToken(ctx, tok.TokenID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, secret); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("revoked token authenticates: %v", err)
+	}
+	// Revoking again keeps the first revocation time.
+	*now = now.Add(time.Hour)
+	again, err := s.RevokeToken(ctx, tok.TokenID)
+	if err != nil || !again.RevokedTS.Equal(revokedAt) {
+		t.Fatalf("second revocation: %v, revokedTs %v, want %v", err, again.RevokedTS, revokedAt)
+	}
+	list, err := s.Tokens(ctx, "acme")
+	if err != nil || len(list) != 1 || !list[0].RevokedTS.Equal(revokedAt) || list[0].Active(*now) {
+		t.Fatalf("Tokens after revocation: %+v %v", list, err)
+	}
+	if _, err := s.RevokeToken(ctx, "0000000000000000"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("revoking an unknown id: %v, want ErrNotFound", err)
+	}
+}
+
+func TestExpiredTokenIsRejected(t *testing.T) {
+	s, now := newStore(t)
+	ctx := context.Background()
+	created := *now
+	secret, tok, err := s.CreateToken(ctx, "acme", []string{"read"}, time.Hour, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tok.ExpiresTS.Equal(created.Add(time.Hour)) {
+		t.Fatalf("expiresTs %v, want %v", tok.ExpiresTS, created.Add(time.Hour))
+	}
+	*now = created.Add(time.Hour - time.Second)
+	if _, err := s.Authenticate(ctx, secret); err != nil { // cached a second before expiry
+		t.Fatalf("a second before expiry: %v", err)
+	}
+	*now = created.Add(time.Hour + time.Second)
+	if _, err := s.Authenticate(ctx, secret); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("a second after expiry: %v, want ErrUnauthenticated (the auth cache must not outlive the token)", err)
+	}
+	list, _ := s.Tokens(ctx, "acme")
+	if len(list) != 1 || !list[0].ExpiresTS.Equal(created.Add(time.Hour)) {
+		t.Fatalf("listed expiry: %+v", list)
+	}
+}
+
+func TestCreateTokenValidatesAndCreatesTheTenant(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	_, _, err := s.CreateToken(ctx, "acme", []string{"read", "write"}, 0, "")
+	wantField(t, err, "scopes", `"write"`, "collect, read, targets, advices, admin")
+	_, _, err = s.CreateToken(ctx, "acme", nil, 0, "")
+	wantField(t, err, "scopes")
+	_, _, err = s.CreateToken(ctx, "bad tenant", []string{"read"}, 0, "")
+	wantField(t, err, "tenantId")
+	_, _, err = s.CreateToken(ctx, "acme", []string{"read"}, -time.Hour, "")
+	wantField(t, err, "expires")
+
+	for i := 0; i < 2; i++ {
+		if _, _, err := s.CreateToken(ctx, "acme", []string{"read"}, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.CreateToken(ctx, "globex", []string{"admin"}, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	var tenants uint64
+	if err := s.db.Conn.QueryRow(ctx, "SELECT count() FROM tenants FINAL").Scan(&tenants); err != nil {
+		t.Fatal(err)
+	}
+	if tenants != 2 {
+		t.Fatalf("%d tenants, want 2 (created once each)", tenants)
+	}
+	acme, _ := s.Tokens(ctx, "acme")
+	all, _ := s.Tokens(ctx, "")
+	if len(acme) != 2 || len(all) != 3 {
+		t.Fatalf("Tokens: %d for acme (want 2), %d in all (want 3)", len(acme), len(all))
+	}
+}
