@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// This file generates, without any I/O, a deterministic year of readings for demo sites: a
+// This file generates, without any I/O, deterministic years of readings for demo sites: a
 // 30-minute load curve with daily and seasonal shape, the daily smart indexes of its two dials
 // (HPHC: dial 1 = HC 22:00-06:00 local, dial 2 = HP), the daily max powers and, for gas-heated
 // sites, monthly gas indexes. Load-curve powers are even watts so that a point's energy
@@ -50,7 +50,7 @@ type demoProfile struct {
 	activity      float64 // scale of the morning, midday and evening usage
 	gasBaseKWh    float64 // gas for hot water and cooking per day
 	gasKWhPerDeg  float64 // gas heating energy per degree-day
-	awayFrom      int     // first day-of-year (0-based) of a holiday absence; awayDays 0: none
+	awayFrom      int     // first day of the year (0-based) of a yearly holiday absence; awayDays 0: none
 	awayDays      int
 	elecStartHC   int64 // dial indexes on January 1st, Wh
 	elecStartHP   int64
@@ -143,36 +143,37 @@ func (d demoDay) maxW() int64 {
 	return m
 }
 
-// demoWeatherModel is the outdoor temperature the consumption reacts to: one series for all
-// sites (they share a weather station), seasonal with day-to-day anomalies.
+// demoWeatherModel is the outdoor temperature the consumption reacts to: the demo weather of
+// the sites' station (weather_demo.go), so that heating energy follows the station's degree days.
 type demoWeatherModel struct {
-	dailyMean []float64 // by local day of the year
+	temp      func(time.Time) float64
+	dailyMean []float64 // by local day from January 1st of the first year
 }
 
-func newDemoWeatherModel(year int, seed uint64, loc *time.Location) demoWeatherModel {
-	r := rand.New(rand.NewPCG(seed, 0x5eed))
-	days := daysIn(year, loc)
-	m := demoWeatherModel{dailyMean: make([]float64, days)}
-	anomaly := 0.0
-	for d := range days {
-		anomaly = 0.75*anomaly + 2.2*r.NormFloat64()
-		m.dailyMean[d] = 11.5 - 8.5*math.Cos(2*math.Pi*(float64(d)-20)/365.25) + anomaly
+func newDemoWeatherModel(stationID string, firstYear, lastYear int, loc *time.Location) demoWeatherModel {
+	g := newWeatherDemoGen(stationID)
+	m := demoWeatherModel{temp: func(t time.Time) float64 { return g.at(t).Temperature }}
+	for d := range spanDays(firstYear, lastYear, loc) {
+		start := time.Date(firstYear, 1, 1+d, 0, 0, 0, 0, loc)
+		end := time.Date(firstYear, 1, 2+d, 0, 0, 0, 0, loc)
+		sum, n := 0.0, 0
+		for t := start; t.Before(end); t = t.Add(time.Hour) {
+			sum += m.temp(t)
+			n++
+		}
+		m.dailyMean = append(m.dailyMean, sum/float64(n))
 	}
 	return m
 }
 
-// at is the temperature at hour h (fractional, local) of day d: coolest near 04:00, warmest near 16:00.
-func (m demoWeatherModel) at(d int, h float64) float64 {
-	return m.dailyMean[d] + 4*math.Sin(2*math.Pi*(h-10)/24)
-}
-
-func daysIn(year int, loc *time.Location) int {
-	a := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
-	b := time.Date(year+1, 1, 1, 0, 0, 0, 0, loc)
+// spanDays is the number of local days from January 1st of firstYear to January 1st after lastYear.
+func spanDays(firstYear, lastYear int, loc *time.Location) int {
+	a := time.Date(firstYear, 1, 1, 0, 0, 0, 0, loc)
+	b := time.Date(lastYear+1, 1, 1, 0, 0, 0, 0, loc)
 	return int(math.Round(b.Sub(a).Hours() / 24))
 }
 
-// demoSeries is a site's generated year, already in archive record form (without identity
+// demoSeries is a site's generated years, already in archive record form (without identity
 // fields, which are chosen per file).
 type demoSeries struct {
 	Site       demoSite
@@ -183,23 +184,24 @@ type demoSeries struct {
 	LoadCurves []loadCurveRecord
 }
 
-// demoAnomalies places the meter changes and invalidated indexes: the elec meter of the first
-// site is changed on June 15th, an index of the second site (the first when alone) is sent
-// wrong, invalidated, then corrected on March 10th; the first gas site gets the same on its gas
-// meter (change on October 1st, invalidation on April 1st).
+// demoAnomalies places the meter changes and invalidated indexes, in the last year: the elec
+// meter of the first site is changed on June 15th, an index of the second site (the first when
+// alone) is sent wrong, invalidated, then corrected on March 10th; the first gas site gets the
+// same on its gas meter (change on October 1st, invalidation on April 1st).
 type demoAnomalies struct {
 	elecMeterChangeDay int // day index; -1: none
 	elecInvalidDay     int
-	gasMeterChangeMon  int // month index 0..12 of the reading; -1: none
+	gasMeterChangeMon  int // month index of the reading from the first January; -1: none
 	gasInvalidMon      int
 }
 
-func anomaliesFor(siteIdx, firstGasIdx, nSites int, year int, loc *time.Location) demoAnomalies {
+func anomaliesFor(siteIdx, firstGasIdx, nSites int, firstYear, lastYear int, loc *time.Location) demoAnomalies {
 	a := demoAnomalies{elecMeterChangeDay: -1, elecInvalidDay: -1, gasMeterChangeMon: -1, gasInvalidMon: -1}
-	jan1 := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
+	jan1 := time.Date(firstYear, 1, 1, 0, 0, 0, 0, loc)
 	dayOf := func(m time.Month, d int) int {
-		return int(math.Round(time.Date(year, m, d, 0, 0, 0, 0, loc).Sub(jan1).Hours() / 24))
+		return int(math.Round(time.Date(lastYear, m, d, 0, 0, 0, 0, loc).Sub(jan1).Hours() / 24))
 	}
+	lastJan := 12 * (lastYear - firstYear)
 	if siteIdx == 0 {
 		a.elecMeterChangeDay = dayOf(time.June, 15)
 	}
@@ -207,18 +209,27 @@ func anomaliesFor(siteIdx, firstGasIdx, nSites int, year int, loc *time.Location
 		a.elecInvalidDay = dayOf(time.March, 10)
 	}
 	if siteIdx == firstGasIdx {
-		a.gasMeterChangeMon, a.gasInvalidMon = 9, 3
+		a.gasMeterChangeMon, a.gasInvalidMon = lastJan+9, lastJan+3
 	}
 	return a
 }
 
-// generateDemo builds the year of every site.
-func generateDemo(sites []demoSite, year int, seed uint64) ([]demoSeries, error) {
+// demoSpan is the generated period: whole local years.
+type demoSpan struct {
+	FirstYear, LastYear int
+	StationID           string // the weather the consumption follows
+}
+
+// generateDemo builds the years of every site.
+func generateDemo(sites []demoSite, span demoSpan, seed uint64) ([]demoSeries, error) {
 	loc, err := time.LoadLocation(demoTimezone)
 	if err != nil {
 		return nil, fmt.Errorf("time zone %s: %w (install tzdata)", demoTimezone, err)
 	}
-	weather := newDemoWeatherModel(year, seed, loc)
+	if span.LastYear < span.FirstYear {
+		return nil, fmt.Errorf("years %d to %d: the first year is after the last", span.FirstYear, span.LastYear)
+	}
+	weather := newDemoWeatherModel(span.StationID, span.FirstYear, span.LastYear, loc)
 	firstGas := -1
 	for i, s := range sites {
 		if s.GasPod != "" {
@@ -229,28 +240,28 @@ func generateDemo(sites []demoSite, year int, seed uint64) ([]demoSeries, error)
 	out := make([]demoSeries, len(sites))
 	for i, s := range sites {
 		r := rand.New(rand.NewPCG(seed^0xa5a5, uint64(i+1)))
-		an := anomaliesFor(i, firstGas, len(sites), year, loc)
-		ser := demoSeries{Site: s, Days: siteDays(s.profile, weather, year, loc, r)}
+		an := anomaliesFor(i, firstGas, len(sites), span.FirstYear, span.LastYear, loc)
+		ser := demoSeries{Site: s, Days: siteDays(s.profile, weather, span.FirstYear, loc, r)}
 		ser.Smart = smartIndexes(s, ser.Days, an, loc)
 		ser.MaxPowers = maxPowers(s, ser.Days, loc)
 		ser.LoadCurves = loadCurves(s, ser.Days, loc)
 		if s.GasPod != "" {
-			ser.Gas = gasIndexes(s, weather, year, an, loc, r)
+			ser.Gas = gasIndexes(s, weather, span.FirstYear, an, loc, r)
 		}
 		out[i] = ser
 	}
 	return out, nil
 }
 
-// siteDays draws the site's 30-minute load curve for every local day of the year.
+// siteDays draws the site's 30-minute load curve for every local day from January 1st of year.
 func siteDays(p demoProfile, w demoWeatherModel, year int, loc *time.Location, r *rand.Rand) []demoDay {
 	days := make([]demoDay, len(w.dailyMean))
 	for d := range days {
 		start := time.Date(year, 1, 1+d, 0, 0, 0, 0, loc)
 		end := time.Date(year, 1, 2+d, 0, 0, 0, 0, loc)
-		away := p.awayDays > 0 && d >= p.awayFrom && d < p.awayFrom+p.awayDays
+		away := p.away(start)
 		weekend := start.Weekday() == time.Saturday || start.Weekday() == time.Sunday
-		winter := math.Max(0, math.Cos(2*math.Pi*(float64(d)-10)/365.25)) // 1 in January, 0 from spring to autumn
+		winter := math.Max(0, math.Cos(2*math.Pi*(float64(start.YearDay())-11)/365.25)) // 1 in January, 0 from spring to autumn
 		waterHours := 1.5 + 1.5*winter
 		dayNoise := 1 + 0.1*r.NormFloat64()
 		day := demoDay{Date: start}
@@ -268,7 +279,7 @@ func siteDays(p demoProfile, w demoWeatherModel, year int, loc *time.Location, r
 				if away {
 					setback = 0.3 // frost protection
 				}
-				watts += math.Min(9000, p.heatWPerDeg*math.Max(0, demoHeatBaseC-w.at(d, h))*setback)
+				watts += math.Min(9000, p.heatWPerDeg*math.Max(0, demoHeatBaseC-w.temp(t.Add(demoStep/2)))*setback)
 			} else if w.dailyMean[d] < 15 {
 				watts += 60 // gas boiler and circulation pump
 			}
@@ -293,6 +304,12 @@ func siteDays(p demoProfile, w demoWeatherModel, year int, loc *time.Location, r
 		days[d] = day
 	}
 	return days
+}
+
+// away tells whether the household is on holiday on the local day starting at day.
+func (p demoProfile) away(day time.Time) bool {
+	d := day.YearDay() - 1
+	return p.awayDays > 0 && d >= p.awayFrom && d < p.awayFrom+p.awayDays
 }
 
 // bump is a bell centred on hour c with width s.
@@ -375,8 +392,9 @@ func loadCurves(s demoSite, days []demoDay, loc *time.Location) []loadCurveRecor
 	return out
 }
 
-// gasIndexes are monthly m³ indexes on the 1st at local midnight, from January 1st to the next
-// January 1st, driven by degree days; conversion factors vary a little month to month.
+// gasIndexes are monthly m³ indexes on the 1st at local midnight, from January 1st of year to the
+// January 1st after the last day, driven by degree days; conversion factors vary a little month
+// to month.
 func gasIndexes(s demoSite, w demoWeatherModel, year int, an demoAnomalies, loc *time.Location, r *rand.Rand) []cyclicGasIndexRecord {
 	p := s.profile
 	var out []cyclicGasIndexRecord
@@ -387,11 +405,11 @@ func gasIndexes(s demoSite, w demoWeatherModel, year int, an demoAnomalies, loc 
 	cum := float64(p.gasStartM3) // m³ on the current meter
 	jan1 := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
 	day := 0
-	for m := 0; m <= 12; m++ {
+	for m := 0; ; m++ {
 		ts := time.Date(year, time.Month(1+m), 1, 0, 0, 0, 0, loc)
 		for ; day < len(w.dailyMean) && jan1.AddDate(0, 0, day).Before(ts); day++ {
 			kwh := p.gasBaseKWh*(1+0.1*r.NormFloat64()) + p.gasKWhPerDeg*math.Max(0, demoHeatBaseC-w.dailyMean[day])
-			if p.awayDays > 0 && day >= p.awayFrom && day < p.awayFrom+p.awayDays {
+			if p.away(jan1.AddDate(0, 0, day)) {
 				kwh = 0.3 * p.gasKWhPerDeg * math.Max(0, demoHeatBaseC-w.dailyMean[day])
 			}
 			cum += math.Max(0, kwh) / demoGasKWhPerM3
@@ -411,6 +429,8 @@ func gasIndexes(s demoSite, w demoWeatherModel, year int, an demoAnomalies, loc 
 		default:
 			out = append(out, rec(ts, gen, natureCyclic, v, factor, nil))
 		}
+		if day >= len(w.dailyMean) {
+			return out
+		}
 	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -79,12 +80,17 @@ func readArchive(t *testing.T, data []byte) []readFile {
 
 func generateTestDemo(t *testing.T, n int, seed uint64) ([]demoSite, []demoArchive) {
 	t.Helper()
+	return generateTestDemoYears(t, n, seed, 2025, 2025)
+}
+
+func generateTestDemoYears(t *testing.T, n int, seed uint64, first, last int) ([]demoSite, []demoArchive) {
+	t.Helper()
 	sites := demoSites(n, seed)
-	series, err := generateDemo(sites, 2025, seed)
+	series, err := generateDemo(sites, demoSpan{FirstYear: first, LastYear: last, StationID: "07149"}, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	archives, err := buildDemoArchives(series, 2025)
+	archives, err := buildDemoArchives(series, last)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +98,10 @@ func generateTestDemo(t *testing.T, n int, seed uint64) ([]demoSite, []demoArchi
 }
 
 func TestDemoArchivesRespectLimits(t *testing.T) {
-	for _, n := range []int{1, 3, 12} {
-		t.Run(fmt.Sprintf("%d sites", n), func(t *testing.T) {
-			_, archives := generateTestDemo(t, n, 1)
+	for _, tc := range []struct{ sites, years int }{{1, 1}, {3, 1}, {12, 1}, {2, 5}} {
+		n := tc.sites
+		t.Run(fmt.Sprintf("%d sites %d years", n, tc.years), func(t *testing.T) {
+			_, archives := generateTestDemoYears(t, n, 1, 2026-tc.years, 2025)
 			ops := 0
 			for _, a := range archives {
 				if len(a.Data) > maxArchiveBytes {
@@ -122,10 +129,12 @@ func TestDemoArchivesRespectLimits(t *testing.T) {
 					t.Errorf("%s: content types %v, want one per archive", a.Name, kinds)
 				}
 			}
-			// A year per site: 366 midnight indexes + 1 meter-change and 2 invalidation records
-			// somewhere, 365 max powers and curves, 13 monthly gas readings per gas site (+3).
+			// Per site: a midnight index per day and one more, a max power and a curve per day,
+			// + 1 meter-change and 2 invalidation records somewhere; a monthly gas reading per gas
+			// site and one more (+3).
 			gasSites := n - (n+2)/3
-			want := n*(366+365+365) + 3 + gasSites*13
+			days := spanDays(2026-tc.years, 2025, time.UTC)
+			want := n*(3*days+1) + 3 + gasSites*(12*tc.years+1)
 			if gasSites > 0 {
 				want += 3
 			}
@@ -376,7 +385,8 @@ type reading struct {
 // increase per dial equals the day's load-curve energy in that dial's hours, exactly; and that
 // each max power is the day's highest curve point.
 func TestDemoIndexesMatchLoadCurves(t *testing.T) {
-	sites, archives := generateTestDemo(t, 3, 3)
+	sites, archives := generateTestDemoYears(t, 3, 3, 2024, 2025) // 2024 is a leap year
+	const days = 366 + 365
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Fatal(err)
@@ -441,9 +451,9 @@ func TestDemoIndexesMatchLoadCurves(t *testing.T) {
 		}
 	}
 	for _, s := range sites {
-		days := curveWh[s.SiteID]
-		if len(days) != 365 {
-			t.Fatalf("%s: %d days of load curve, want 365", s.SiteID, len(days))
+		curve := curveWh[s.SiteID]
+		if len(curve) != days {
+			t.Fatalf("%s: %d days of load curve, want %d", s.SiteID, len(curve), days)
 		}
 		for day, m := range curveMax[s.SiteID] {
 			if maxPower[s.SiteID][day] != m {
@@ -464,15 +474,15 @@ func TestDemoIndexesMatchLoadCurves(t *testing.T) {
 			if to.ts.Sub(from.ts) > 25*time.Hour || from.ts.In(paris).Hour() != 0 {
 				t.Fatalf("%s: readings %v and %v are not consecutive local midnights", s.SiteID, from.ts, to.ts)
 			}
-			want := days[day]
+			want := curve[day]
 			got := [2]int64{to.dials["1"] - from.dials["1"], to.dials["2"] - from.dials["2"]}
 			if got != want {
 				t.Errorf("%s %s: index increase HC/HP %v Wh, load curve %v Wh", s.SiteID, day, got, want)
 			}
 			checked++
 		}
-		if checked != 365 {
-			t.Errorf("%s: %d days checked, want 365", s.SiteID, checked)
+		if checked != days {
+			t.Errorf("%s: %d days checked, want %d", s.SiteID, checked, days)
 		}
 	}
 }
@@ -608,7 +618,7 @@ func TestDemoIsDeterministic(t *testing.T) {
 // gas-heated one.
 func TestDemoCurveShape(t *testing.T) {
 	sites := demoSites(2, 5)
-	series, err := generateDemo(sites, 2025, 5)
+	series, err := generateDemo(sites, demoSpan{FirstYear: 2025, LastYear: 2025, StationID: "07149"}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -640,6 +650,16 @@ func TestDemoCurveShape(t *testing.T) {
 	if evening < 2*night {
 		t.Errorf("evening power sum %d W, small hours %d W; want an evening peak", evening, night)
 	}
+	// Heating follows the station's demo weather: daily energy against daily mean temperature.
+	w := newDemoWeatherModel("07149", 2025, 2025, elec.Days[0].Date.Location())
+	var xs, ys []float64
+	for i, d := range elec.Days {
+		hc, hp := d.energyWh()
+		xs, ys = append(xs, w.dailyMean[i]), append(ys, float64(hc+hp))
+	}
+	if r := correlation(xs, ys); r > -0.8 {
+		t.Errorf("electric heating: correlation of daily energy with the station's temperature %.2f, want strongly negative", r)
+	}
 	yearWh := monthWh(elec, time.January)
 	for m := time.February; m <= time.December; m++ {
 		yearWh += monthWh(elec, m)
@@ -647,4 +667,14 @@ func TestDemoCurveShape(t *testing.T) {
 	if kwh := yearWh / 1000; kwh < 5000 || kwh > 20000 {
 		t.Errorf("electrically heated home uses %d kWh a year; want a plausible 5,000-20,000", kwh)
 	}
+}
+
+func correlation(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	var sx, sy, sxx, syy, sxy float64
+	for i := range xs {
+		sx, sy = sx+xs[i], sy+ys[i]
+		sxx, syy, sxy = sxx+xs[i]*xs[i], syy+ys[i]*ys[i], sxy+xs[i]*ys[i]
+	}
+	return (n*sxy - sx*sy) / math.Sqrt((n*sxx-sx*sx)*(n*syy-sy*sy))
 }
