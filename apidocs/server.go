@@ -38,7 +38,7 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	router := chi.NewRouter()
 	router.Use(withRequestID, measure(listener), recoverPanics)
 	hc := huma.DefaultConfig(title, APIVersion)
-	hc.Info.Description = description
+	hc.Info.Description = description + "\n" + apiOverview
 	hc.CreateHooks = nil // no $schema member in bodies
 	hc.DocsPath = ""     // served offline by addDocs
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
@@ -54,6 +54,7 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 		writeError(w, Fail(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
 	router.Handle("/metrics", promhttp.Handler())
+	addDocs(router)
 	addHealth(api, cfg.Ready)
 	return router, api
 }

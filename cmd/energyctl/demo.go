@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// energyctl demo loads demo data into a running energyd: through its admin API a tariff, a
+// weather station and sites, then (through the store) two years of the station's weather, then
+// archives of readings submitted like any client's, waiting for their jobs. --out writes the
+// archives to a directory instead.
+
+func init() {
+	commands["demo"] = command{
+		summary: "create demo sites and load a year of their readings (or write the archives with --out)",
+		run:     runDemo,
+	}
+}
+
+// demoOptions are the demo's settings.
+type demoOptions struct {
+	tenant    string
+	sites     int
+	year      int
+	years     int
+	seed      uint64
+	station   string
+	tariff    string
+	out       string
+	noWeather bool
+}
+
+func runDemo(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	var af apiFlags
+	af.register(fs)
+	var store storeFlags
+	store.register(fs)
+	var o demoOptions
+	fs.StringVar(&o.tenant, "tenant", "demo", "tenant (marketer) of the demo data; without --token an admin token of this tenant is made through the store")
+	fs.IntVar(&o.sites, "sites", 3, "number of demo sites (site i is electrically heated when i%3 == 1, gas-heated otherwise)")
+	fs.IntVar(&o.year, "year", 2025, "last year of readings")
+	fs.IntVar(&o.years, "years", 1, "number of years of readings, ending with --year (2 gives the yearly comparison a previous year)")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed: the same seed gives the same archives")
+	fs.StringVar(&o.station, "station", "07149", "weather station id of the demo sites")
+	fs.StringVar(&o.tariff, "tariff", "demo-hphc", "tariff id of the demo sites (an HPHC contract)")
+	fs.StringVar(&o.out, "out", "", "write the archives into this directory instead of submitting them (nothing else is done)")
+	fs.BoolVar(&o.noWeather, "no-weather", false, "do not load the station's demo weather")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: energyctl demo [--tenant T] [--api URL] [--token T] [--sites N] [--year Y] [--out DIR] [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case o.sites < 1 || o.sites > 1000:
+		return fmt.Errorf("--sites %d: give 1 to 1000", o.sites)
+	case o.years < 1 || o.years > 10:
+		return fmt.Errorf("--years %d: give 1 to 10", o.years)
+	case o.year < 2000 || o.year > 2100:
+		return fmt.Errorf("--year %d: give a year from 2000 to 2100", o.year)
+	}
+	for _, id := range []struct{ flag, v string }{{"--tenant", o.tenant}, {"--station", o.station}, {"--tariff", o.tariff}} {
+		if err := registry.ValidID(id.flag, id.v); err != nil {
+			return err
+		}
+	}
+
+	sites := demoSites(o.sites, o.seed)
+	series, err := generateDemo(sites, demoSpan{FirstYear: o.year - o.years + 1, LastYear: o.year, StationID: o.station}, o.seed)
+	if err != nil {
+		return err
+	}
+	archives, err := buildDemoArchives(series, o.year)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		return writeDemoArchives(o.out, archives, sites, os.Stdout)
+	}
+	return loadDemo(ctx, af, &store, o, sites, archives)
+}
+
+// writeDemoArchives writes the archives into dir and lists them with the sites they need.
+func writeDemoArchives(dir string, archives []demoArchive, sites []demoSite, out io.Writer) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, a := range archives {
+		p := filepath.Join(dir, a.Name)
+		if err := os.WriteFile(p, a.Data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s\t%d files, %d operations, %d bytes\n", p, len(a.Files), a.Operations, len(a.Data))
+	}
+	fmt.Fprintf(os.Stderr, "the archives name these sites (create them before submitting):\n")
+	for _, s := range sites {
+		gas := ""
+		if s.GasPod != "" {
+			gas = ", gas pod " + s.GasPod
+		}
+		fmt.Fprintf(os.Stderr, "  %s  siteCustomerId %s, personCustomerId %s, heating %s, elec pod %s%s\n",
+			s.SiteID, s.SiteCustomerID, s.PersonCustomerID, s.HeatingFluid, s.ElecPod, gas)
+	}
+	return nil
+}
+
+// loadDemo creates the reference data, loads the weather and submits the archives.
+func loadDemo(ctx context.Context, af apiFlags, store *storeFlags, o demoOptions, sites []demoSite, archives []demoArchive) error {
+	// The store is needed for the weather and for a token when none is given; a remote
+	// energyd without a reachable store still gets everything but the weather.
+	var db *schema.DB
+	if af.token == "" || !o.noWeather {
+		var err error
+		db, err = store.open(ctx)
+		if err != nil {
+			if af.token == "" {
+				return fmt.Errorf("no --token (or ENERGY_TOKEN) given, and no store to make one: %w", err)
+			}
+			fmt.Fprintf(os.Stderr, "warning: the store is unreachable (%v); the weather will not be loaded\n", err)
+		} else {
+			defer db.Close()
+		}
+	}
+	token := af.token
+	if db != nil {
+		reg := registry.New(db)
+		if token == "" {
+			secret, _, err := reg.CreateToken(ctx, o.tenant, []string{string(registry.ScopeAdmin)}, 24*time.Hour, "energyctl demo")
+			if err != nil {
+				return fmt.Errorf("create a demo token: %w", err)
+			}
+			token = secret
+			fmt.Fprintf(os.Stderr, "no --token given: using a new admin token of tenant %s (valid 24 h)\n", o.tenant)
+		} else if tok, err := reg.Authenticate(ctx, token); err == nil && tok.TenantID != o.tenant {
+			return fmt.Errorf("the token belongs to tenant %q, not --tenant %q: pass the token's tenant", tok.TenantID, o.tenant)
+		}
+	}
+	c, err := newAPIClient(af.api, token)
+	if err != nil {
+		return err
+	}
+	if err := putDemoReferences(ctx, c, o, sites); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "created tariff %s, weather station %s and %d sites in tenant %s\n", o.tariff, o.station, len(sites), o.tenant)
+
+	if db != nil && !o.noWeather {
+		loc, _ := time.LoadLocation(demoTimezone)
+		from := time.Date(o.year-max(o.years, 2)+1, 1, 1, 0, 0, 0, 0, loc)
+		to := time.Date(o.year+1, 1, 1, 0, 0, 0, 0, loc)
+		if err := demoWeather(ctx, db, o.tenant, o.station, from, to); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "loaded hourly weather of station %s from %s to %s\n", o.station, from.Format(time.DateOnly), to.Format(time.DateOnly))
+	}
+
+	var sources []archiveSource
+	ops := 0
+	for _, a := range archives {
+		sources = append(sources, archiveSource{Name: a.Name, Data: a.Data})
+		ops += a.Operations
+	}
+	fmt.Fprintf(os.Stderr, "submitting %d archives (%d operations)\n", len(sources), ops)
+	if err := submitAndWait(ctx, c, sources, true, os.Stdout, newProgress(os.Stderr)); err != nil {
+		return err
+	}
+	s := sites[0]
+	fmt.Fprintf(os.Stderr, "\ndemo loaded. For example:\n  curl -H \"Authorization: Bearer $ENERGY_TOKEN\" '%s/v2/sites/%s/fluids/elec/consumptions?startTs=%d-01-01T00:00:00&endTs=%d-01-01T00:00:00&stepUnit=MONTHS'\n",
+		c.base, s.SiteID, o.year, o.year+1)
+	return nil
+}
+
+// demoTariff is the demo contract: HPHC with the HC hours of the load curve split
+// (22:00-06:00), prices changing on February 1st as French regulated tariffs do.
+func demoTariff(id string, year int) map[string]any {
+	return map[string]any{
+		"option":         "HPHC",
+		"dialHeadings":   map[string]string{demoDialHC: "HC", demoDialHP: "HP"},
+		"headingGroups":  map[string]string{"HC": "HC", "HP": "HP"},
+		"timeOfUse":      []map[string]string{{"from": fmt.Sprintf("%02d:00", demoHCFromHour), "to": fmt.Sprintf("%02d:00", demoHCToHour), "heading": "HC"}},
+		"defaultHeading": "HP",
+		"prices": []map[string]any{
+			{"validFrom": fmt.Sprintf("%d-02-01", year-10), "byHeading": map[string]float64{"HC": 0.2068, "HP": 0.2700}},
+			{"validFrom": fmt.Sprintf("%d-02-01", year), "byHeading": map[string]float64{"HC": 0.2088, "HP": 0.2712}},
+		},
+		"standingCharges": []map[string]any{
+			{"validFrom": fmt.Sprintf("%d-02-01", year-10), "yearly": map[string]float64{"subscription": 151.20, "cta": 21.35}},
+			{"validFrom": fmt.Sprintf("%d-02-01", year), "yearly": map[string]float64{"subscription": 155.88, "cta": 21.35}},
+		},
+		"carbonCoefficient": 0.052,
+	}
+}
+
+// putDemoReferences creates (or replaces) the tariff, the station and the sites.
+func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites []demoSite) error {
+	if err := c.putJSON(ctx, "/v2/tariffs/"+url.PathEscape(o.tariff), demoTariff(o.tariff, o.year)); err != nil {
+		return fmt.Errorf("create tariff %s: %w", o.tariff, err)
+	}
+	station := map[string]any{"name": "Paris-Orly (demo)", "latitude": 48.7167, "longitude": 2.3844}
+	if err := c.putJSON(ctx, "/v1/weather-stations/"+url.PathEscape(o.station), station); err != nil {
+		return fmt.Errorf("create weather station %s: %w", o.station, err)
+	}
+	for _, s := range sites {
+		body := map[string]any{"siteCustomerId": s.SiteCustomerID, "personCustomerId": s.PersonCustomerID,
+			"timezone": demoTimezone, "weatherStationId": o.station, "tariffId": o.tariff, "heatingFluid": s.HeatingFluid}
+		if err := c.putJSON(ctx, "/v2/sites/"+url.PathEscape(s.SiteID), body); err != nil {
+			return fmt.Errorf("create site %s: %w", s.SiteID, err)
+		}
+	}
+	return nil
+}
+
+// putJSON PUTs an admin resource.
+func (c *apiClient) putJSON(ctx context.Context, path string, body any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequest(http.MethodPut, c.url(path), bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.send(ctx, req, "admin")
+	if err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
+			ae.Advice = "the demo creates sites, a tariff and a station: it needs a token with the admin scope"
+		}
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return nil
+}
