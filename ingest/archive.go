@@ -295,15 +295,24 @@ func (l *limitReader) Read(p []byte) (int, error) {
 }
 
 // layerReader wraps the decrypted plaintext: it remembers the decryption layer's own failure
-// so that it is not mistaken for a gzip or tar error, and bounds the plaintext size.
+// so that it is not mistaken for a gzip or tar error, bounds the plaintext size, and makes the
+// end of the plaintext sticky (go-crypto's signed-message reader re-parses trailing packets,
+// and fails, when read again after its io.EOF).
 type layerReader struct {
 	limitReader
-	err error
+	err  error
+	done bool
 }
 
 func (l *layerReader) Read(p []byte) (int, error) {
+	if l.done {
+		return 0, io.EOF
+	}
 	n, err := l.limitReader.Read(p)
-	if err != nil && err != io.EOF && err != errLimit && l.err == nil {
+	switch {
+	case err == io.EOF:
+		l.done = true
+	case err != nil && err != errLimit && l.err == nil:
 		l.err = err
 	}
 	return n, err
