@@ -91,7 +91,7 @@ func TestAuthMatrixOnAdminEndpoint(t *testing.T) {
 // TestPublicEndpointsNeedNoToken checks the endpoints decisions lists as open.
 func TestPublicEndpointsNeedNoToken(t *testing.T) {
 	h := newHarness(t)
-	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/openapi.json", "/openapi.yaml"} {
+	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/openapi.json", "/openapi.yaml", "/docs"} {
 		if st, b, _ := h.do("GET", p, "", ""); st != http.StatusOK {
 			t.Errorf("GET %s without a token: %d %.200s", p, st, b)
 		}
