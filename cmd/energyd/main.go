@@ -70,7 +70,11 @@ func run() error {
 	}
 
 	reg := registry.New(db)
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg)}
+	jobs, err := startIntake(ctx, cfg, db, reg, log)
+	if err != nil {
+		return err
+	}
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Jobs: jobs}
 	mainHandler, _ := apidocs.NewMain(apiCfg)
 
 	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second}}
@@ -103,6 +107,10 @@ func run() error {
 		if err := s.Shutdown(sctx); err != nil {
 			log.Warn("shutdown", "addr", s.Addr, "error", err)
 		}
+	}
+	// Running jobs finish, or are released to the next start when the grace period ends.
+	if err := jobs.Stop(sctx); err != nil {
+		log.Warn("shutdown", "error", err)
 	}
 	return nil
 }

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"energy/ingest"
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// startIntake loads the OpenPGP keys, opens the archive spool under the data dir, recovers the
+// jobs a previous run left unfinished and starts the worker pool.
+func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.Store, log *slog.Logger) (*ingest.Service, error) {
+	keys, err := ingest.LoadKeys(cfg.PGPKeyFiles)
+	if err != nil {
+		return nil, fmt.Errorf("--pgp-key-files: %w", err)
+	}
+	jobs, err := ingest.New(ingest.Config{
+		DB: db, Registry: reg, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Keys: keys,
+		Workers: cfg.Workers, Deadline: cfg.JobDeadline, Log: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := jobs.Start(ctx); err != nil {
+		return nil, err
+	}
+	log.Info("archive intake started", "spool", filepath.Join(cfg.DataDir, "spool"), "workers", cfg.Workers,
+		"deadline", cfg.JobDeadline.String(), "pgpKeys", len(keys))
+	return jobs, nil
+}
