@@ -70,9 +70,7 @@ type reading struct {
 	value        int64
 }
 
-func (r reading) nature() string    { return natureFamilies[r.priority].nature }
-func (r reading) estimated() bool   { return r.priority == estimationPriority }
-func (r reading) seriesKey() string { return r.pod + "\x00" + r.dial }
+func (r reading) estimated() bool { return r.priority == estimationPriority }
 
 // readingLookaround bounds how far before the period start (and after its end) the engine looks
 // for the readings that bracket it: the interpolation at the period's ends uses them.
