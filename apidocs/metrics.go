@@ -1,6 +1,7 @@
 package apidocs
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,11 +21,16 @@ var (
 		Help:    "HTTP request latency by listener and route pattern.",
 		Buckets: []float64{.0002, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
 	}, []string{"listener", "route", "method"})
+	httpInFlight = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "energy_http_requests_in_flight",
+		Help: "HTTP requests being served, by listener.",
+	}, []string{"listener"})
 )
 
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -38,17 +44,22 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	return r.ResponseWriter.Write(b)
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // measure records every request by chi route pattern (never the raw path, which would make
-// one series per site id).
-func measure(listener string) func(http.Handler) http.Handler {
+// one series per site id) and writes its access-log line.
+func measure(listener string, log *slog.Logger) func(http.Handler) http.Handler {
+	inFlight := httpInFlight.WithLabelValues(listener)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
+			inFlight.Inc()
+			defer inFlight.Dec()
 			rec := &statusRecorder{ResponseWriter: w}
 			next.ServeHTTP(rec, r)
 			route := "unmatched"
@@ -58,8 +69,10 @@ func measure(listener string) func(http.Handler) http.Handler {
 			if rec.status == 0 {
 				rec.status = http.StatusOK
 			}
+			elapsed := time.Since(start)
 			httpRequests.WithLabelValues(listener, route, r.Method, strconv.Itoa(rec.status)).Inc()
-			httpDuration.WithLabelValues(listener, route, r.Method).Observe(time.Since(start).Seconds())
+			httpDuration.WithLabelValues(listener, route, r.Method).Observe(elapsed.Seconds())
+			logRequest(log, r, listener, route, rec.status, rec.bytes, elapsed)
 		})
 	}
 }

@@ -5,6 +5,7 @@ package apidocs
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -27,6 +28,8 @@ type Config struct {
 	Ready func(context.Context) error
 	// PublicURL is the base of returned links; empty means "from the request".
 	PublicURL string
+	// Logger receives the access log and error details; nil means slog.Default().
+	Logger *slog.Logger
 	// Consumptions answers endpoint 4 (the engine behind its result cache); nil: defaults.
 	Consumptions ConsumptionService
 	// Jobs is the archive intake (endpoints 1-3); nil: those endpoints are not served.
@@ -36,7 +39,7 @@ type Config struct {
 // newAPI builds a chi router with the shared middleware and a Huma API on it.
 func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.API) {
 	router := chi.NewRouter()
-	router.Use(withRequestID, measure(listener), recoverPanics)
+	router.Use(withRequestID, measure(listener, cfg.Logger), recoverPanics)
 	hc := huma.DefaultConfig(title, APIVersion)
 	hc.Info.Description = description + "\n" + apiOverview
 	hc.CreateHooks = nil // no $schema member in bodies

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -74,7 +75,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Jobs: jobs}
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Jobs: jobs, Logger: log}
 	mainHandler, _ := apidocs.NewMain(apiCfg)
 
 	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second}}
@@ -103,11 +104,19 @@ func run() error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// Both listeners close at once, then each waits for its in-flight requests.
+	var wg sync.WaitGroup
 	for _, s := range servers {
-		if err := s.Shutdown(sctx); err != nil {
-			log.Warn("shutdown", "addr", s.Addr, "error", err)
-		}
+		wg.Add(1)
+		go func(s *http.Server) {
+			defer wg.Done()
+			if err := s.Shutdown(sctx); err != nil {
+				log.Warn("shutdown", "addr", s.Addr, "error", err)
+			}
+		}(s)
 	}
+	wg.Wait()
+	log.Info("HTTP servers stopped")
 	// Running jobs finish, or are released to the next start when the grace period ends.
 	if err := jobs.Stop(sctx); err != nil {
 		log.Warn("shutdown", "error", err)

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The names and defaults of decisions "Running" are fixed: scripts and clients depend on them.
+func TestConfigDefaultsEnvAndFlags(t *testing.T) {
+	for _, env := range []string{"ENERGY_LISTEN", "ENERGY_ADVICE_LISTEN", "ENERGY_DATA_DIR", "ENERGY_CLICKHOUSE_DSN",
+		"ENERGY_CLICKHOUSE_CLUSTER", "ENERGY_PUBLIC_URL", "ENERGY_PGP_KEY_FILES", "ENERGY_JOB_DEADLINE", "ENERGY_WORKERS", "ENERGY_LOG_LEVEL"} {
+		unsetenv(t, env)
+	}
+	c, err := loadConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != ":8080" || c.AdviceListen != ":8081" || c.DataDir != "./var" || c.ClickHouseDSN != "" || c.PublicURL != "" ||
+		len(c.PGPKeyFiles) != 0 || c.JobDeadline != 10*time.Minute || c.Workers != 2 || c.LogLevel != "info" {
+		t.Fatalf("defaults: %+v", c)
+	}
+
+	t.Setenv("ENERGY_LISTEN", "127.0.0.1:9090")
+	t.Setenv("ENERGY_ADVICE_LISTEN", "") // empty disables the recommendation listener
+	t.Setenv("ENERGY_PGP_KEY_FILES", "a.asc, b.gpg")
+	t.Setenv("ENERGY_CLICKHOUSE_DSN", "clickhouse://ch:9000/energy")
+	c, err = loadConfig([]string{"--listen", ":7070", "--public-url", "https://energy.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != ":7070" || c.AdviceListen != "" || strings.Join(c.PGPKeyFiles, "|") != "a.asc|b.gpg" ||
+		c.ClickHouseDSN != "clickhouse://ch:9000/energy" || c.PublicURL != "https://energy.example" {
+		t.Fatalf("flags over env over defaults: %+v", c)
+	}
+
+	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"}} {
+		if _, err := loadConfig(bad); err == nil {
+			t.Errorf("loadConfig(%v) accepted a bad value", bad)
+		}
+	}
+}
