@@ -1,0 +1,499 @@
+// Command ingest measures, in one run, the end-to-end time (POST to DONE) of the two largest
+// archives the collection limits allow against a launched energyd on a launched ClickHouse,
+// and the rate of clickhouse-client inserting the same rows as JSONEachRow; it writes the
+// table to bench/results/ingest.md.
+//
+//	go run ./bench/ingest [--runs 3] [--out bench/results/ingest.md]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// Targets of issue 3.
+const (
+	targetSeconds = 2.0
+	targetRatio   = 0.5
+	pollEvery     = 20 * time.Millisecond
+)
+
+type options struct {
+	runs      int
+	out       string
+	energyd   string
+	clientBin string
+	workers   int
+	keep      bool
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.runs, "runs", 3, "measurements per archive and per clickhouse-client insert; the table shows the median")
+	flag.StringVar(&o.out, "out", "bench/results/ingest.md", "markdown file to write")
+	flag.StringVar(&o.energyd, "energyd", "", "energyd binary to launch (default: built from ./cmd/energyd)")
+	flag.StringVar(&o.clientBin, "clickhouse-client", "clickhouse-client", "clickhouse-client binary")
+	flag.IntVar(&o.workers, "workers", 2, "energyd --workers")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (ClickHouse data, energyd log, JSONEachRow files)")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("bench-ingest: ")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	if o.runs < 1 {
+		return errors.New("--runs must be at least 1")
+	}
+	if _, err := exec.LookPath(o.clientBin); err != nil {
+		return fmt.Errorf("%s not found (apt-get install clickhouse-client): %w", o.clientBin, err)
+	}
+	tmp, err := os.MkdirTemp("", "bench-ingest-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		log.Printf("temporary files kept in %s", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+
+	log.Printf("generating the archives")
+	smart, err := smartIndexArchive()
+	if err != nil {
+		return err
+	}
+	curves, err := loadCurveArchive()
+	if err != nil {
+		return err
+	}
+	archives := []*benchArchive{&smart, &curves}
+
+	if o.energyd == "" {
+		o.energyd = filepath.Join(tmp, "energyd")
+		log.Printf("building energyd")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", o.energyd, "./cmd/energyd")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go build ./cmd/energyd (run from the repository root): %w", err)
+		}
+	}
+
+	log.Printf("starting ClickHouse")
+	ch, err := schema.StartLocal(ctx, filepath.Join(tmp, "clickhouse"))
+	if err != nil {
+		return err
+	}
+	defer ch.Stop()
+	db, err := schema.Open(ctx, ch.DSN("energy"), "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx, nil); err != nil {
+		return err
+	}
+
+	log.Printf("starting energyd (%d workers)", o.workers)
+	api, stopEnergyd, err := startEnergyd(ctx, o, tmp, ch.DSN("energy"))
+	if err != nil {
+		return err
+	}
+	defer stopEnergyd()
+
+	reg := registry.New(db)
+	token, _, err := reg.CreateToken(ctx, tenant, []string{"collect", "read"}, 24*time.Hour, "bench-ingest")
+	if err != nil {
+		return err
+	}
+	for i := range sites {
+		id, sc, pc := benchSite(i)
+		if err := reg.PutSite(ctx, registry.Site{TenantID: tenant, SiteID: id, SiteCustomerID: sc, PersonCustomerID: pc}); err != nil {
+			return err
+		}
+	}
+
+	// One small archive first, so that the measured jobs do not pay for connection set-up.
+	if _, err := submitAndWait(ctx, api, token, warmupArchive()); err != nil {
+		return fmt.Errorf("warm-up archive: %w", err)
+	}
+	results := make([]result, len(archives))
+	for r := range o.runs {
+		for i, a := range archives {
+			log.Printf("run %d/%d: %s", r+1, o.runs, a.Name)
+			j, err := submitAndWait(ctx, api, token, *a)
+			if err != nil {
+				return err
+			}
+			if err := checkStored(ctx, db, j, *a); err != nil {
+				return err
+			}
+			results[i].archive = a
+			results[i].times = append(results[i].times, j.elapsed)
+		}
+	}
+
+	log.Printf("clickhouse-client inserts")
+	cc, err := schema.Open(ctx, ch.DSN("cc"), "")
+	if err != nil {
+		return err
+	}
+	defer cc.Close()
+	if err := cc.Migrate(ctx, nil); err != nil {
+		return err
+	}
+	for i, a := range archives {
+		path := filepath.Join(tmp, a.Table+".jsonl")
+		if err := os.WriteFile(path, a.RowsJSON, 0o644); err != nil {
+			return err
+		}
+		for range o.runs {
+			d, err := clientInsert(ctx, o.clientBin, ch.Port, a.Table, a.Columns, path)
+			if err != nil {
+				return err
+			}
+			results[i].clientTimes = append(results[i].clientTimes, d)
+		}
+		var n uint64
+		if err := cc.Conn.QueryRow(ctx, "SELECT count() FROM "+a.Table).Scan(&n); err != nil {
+			return err
+		}
+		if n != uint64(a.Rows*o.runs) {
+			return fmt.Errorf("clickhouse-client stored %d rows in cc.%s, want %d", n, a.Table, a.Rows*o.runs)
+		}
+	}
+
+	var version string
+	if err := db.Conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
+		return err
+	}
+	md := markdown(machine(version, o), results)
+	fmt.Print(md)
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(o.out, []byte(md), 0o644)
+}
+
+// startEnergyd launches the binary on a free port against the ClickHouse database and waits
+// for /readyz.
+func startEnergyd(ctx context.Context, o options, tmp, dsn string) (string, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	logf, err := os.Create(filepath.Join(tmp, "energyd.log"))
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(o.energyd, "--listen", addr, "--advice-listen", "", "--data-dir", filepath.Join(tmp, "energyd"),
+		"--clickhouse-dsn", dsn, "--workers", strconv.Itoa(o.workers), "--log-level", "warn")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+		logf.Close()
+	}
+	api := "http://" + addr
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(api + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return api, stop, nil
+			}
+		}
+		select {
+		case <-exited:
+			logf.Close()
+			b, _ := os.ReadFile(logf.Name())
+			return "", nil, fmt.Errorf("energyd exited: %s", lastLines(string(b), 5))
+		case <-ctx.Done():
+			stop()
+			return "", nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", nil, errors.New("energyd not ready within 60 s")
+		}
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// warmupArchive is one file of a few indexes.
+func warmupArchive() benchArchive {
+	id, _, _ := benchSite(0)
+	body := fmt.Sprintf(`{"smartElecIndexes":[{"siteId":%q,"podId":"09999999999999","ts":"2025-01-01T00:00:00Z","generationTs":"2025-01-01T06:00:00Z","nature":"MKT_SMART_DISTRIBUTOR","value":{"1":1,"2":2}}]}`, id)
+	data, err := tarGz("warmup", [][]byte{[]byte(body)})
+	if err != nil {
+		panic(err)
+	}
+	return benchArchive{Name: "warmup.tar.gz", Data: data, Operations: 1}
+}
+
+// finishedJob is a job seen in a final state.
+type finishedJob struct {
+	id      string
+	elapsed time.Duration
+}
+
+// submitAndWait posts the archive and polls its job every pollEvery; the elapsed time runs
+// from the start of the POST to the poll that sees the job final. The job must end DONE with
+// every operation OK.
+func submitAndWait(ctx context.Context, api, token string, a benchArchive) (finishedJob, error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	part, err := mw.CreateFormFile("file", a.Name)
+	if err != nil {
+		return finishedJob{}, err
+	}
+	part.Write(a.Data)
+	mw.Close()
+
+	start := time.Now()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, api+"/v2/indexes-collect-jobs", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	var sub struct {
+		Links struct {
+			Self struct {
+				Href string `json:"href"`
+			} `json:"self"`
+		} `json:"_links"`
+	}
+	if err := doJSON(req, &sub); err != nil {
+		return finishedJob{}, fmt.Errorf("submit %s: %w", a.Name, err)
+	}
+	href := sub.Links.Self.Href
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, href, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		var job struct {
+			ID    string `json:"id"`
+			State struct {
+				Current string `json:"current"`
+			} `json:"state"`
+			Report json.RawMessage `json:"report"`
+		}
+		if err := doJSON(req, &job); err != nil {
+			return finishedJob{}, fmt.Errorf("job of %s: %w", a.Name, err)
+		}
+		switch job.State.Current {
+		case "DONE", "ERROR", "TIMEOUT":
+			elapsed := time.Since(start)
+			var rep struct {
+				Overview struct {
+					Total int `json:"nbOperationsTotal"`
+					OK    int `json:"nbOperationsOK"`
+				} `json:"overview"`
+			}
+			_ = json.Unmarshal(job.Report, &rep)
+			if job.State.Current != "DONE" || rep.Overview.OK != a.Operations || rep.Overview.Total != a.Operations {
+				return finishedJob{}, fmt.Errorf("%s: job %s ended %s with %d/%d operations OK, want DONE with %d: %s",
+					a.Name, job.ID, job.State.Current, rep.Overview.OK, rep.Overview.Total, a.Operations, trim(job.Report))
+			}
+			return finishedJob{id: job.ID, elapsed: elapsed}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return finishedJob{}, ctx.Err()
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+func trim(b []byte) string { return string(b[:min(len(b), 600)]) }
+
+func doJSON(req *http.Request, out any) error {
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, trim(b))
+	}
+	return json.Unmarshal(b, out)
+}
+
+// checkStored verifies that the job stored exactly the archive's rows.
+func checkStored(ctx context.Context, db *schema.DB, j finishedJob, a benchArchive) error {
+	var n uint64
+	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+a.Table+" WHERE job_id = ?", j.id).Scan(&n); err != nil {
+		return err
+	}
+	if n != uint64(a.Rows) {
+		return fmt.Errorf("%s: job %s stored %d rows in %s, want %d", a.Name, j.id, n, a.Table, a.Rows)
+	}
+	return nil
+}
+
+// clientInsert times clickhouse-client inserting the JSONEachRow file (process start included:
+// that is what loading a file with the stock tool costs).
+func clientInsert(ctx context.Context, bin string, port int, table, columns, path string) (time.Duration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	query := fmt.Sprintf("INSERT INTO cc.%s (%s) FORMAT JSONEachRow", table, columns)
+	cmd := exec.CommandContext(ctx, bin, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--query", query)
+	cmd.Stdin = f
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("clickhouse-client %s: %w: %s", query, err, lastLines(stderr.String(), 3))
+	}
+	return time.Since(start), nil
+}
+
+// result is the measurements of one archive.
+type result struct {
+	archive     *benchArchive
+	times       []time.Duration
+	clientTimes []time.Duration
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// machine describes where the numbers come from.
+func machine(chVersion string, o options) string {
+	cpus := strconv.Itoa(numCPU())
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	load := ""
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	commit := ""
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit = strings.TrimSpace(string(out))
+	}
+	goVersion := ""
+	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
+		goVersion = strings.TrimSpace(string(out))
+	}
+	return fmt.Sprintf("- Machine: %s cores (nproc), %s; load average %s when the table was written\n"+
+		"- Date: %s; commit %s; %s; ClickHouse %s launched by the benchmark; energyd with %d workers\n"+
+		"- Each time is the median of %d runs after one small warm-up archive; end-to-end = from the start of the POST to the first poll (every %s) that sees DONE, every operation OK and the rows counted in ClickHouse\n"+
+		"- clickhouse-client: `clickhouse-client --query \"INSERT INTO db.<table> (<columns>) FORMAT JSONEachRow\" < rows.jsonl`, the same rows as the service stores, process start included\n",
+		cpus, model, load, time.Now().UTC().Format("2006-01-02 15:04 UTC"), commit, goVersion, chVersion, o.workers, o.runs, pollEvery)
+}
+
+func numCPU() int {
+	if out, err := exec.Command("nproc").Output(); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func markdown(machine string, results []result) string {
+	var b strings.Builder
+	b.WriteString("# Ingest benchmark\n\nThe two largest archives the collection limits allow, end to end through energyd, against clickhouse-client loading the same rows.\n\n")
+	b.WriteString(machine)
+	b.WriteString("\n| archive | operations | rows stored | POST → DONE | rows/s | clickhouse-client | clickhouse-client rows/s | ratio | < 2 s | ratio ≥ 0.5 |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|\n")
+	for _, r := range results {
+		t, c := median(r.times).Seconds(), median(r.clientTimes).Seconds()
+		rate, crate := float64(r.archive.Rows)/t, float64(r.archive.Rows)/c
+		ratio := rate / crate
+		fmt.Fprintf(&b, "| %s (%d bytes) | %d | %d | %.2f s | %s | %.2f s | %s | %.2f | %s | %s |\n",
+			r.archive.Name, len(r.archive.Data), r.archive.Operations, r.archive.Rows, t, thousands(rate), c, thousands(crate), ratio,
+			mark(t < targetSeconds), mark(ratio >= targetRatio))
+	}
+	b.WriteString("\nAll runs (s): ")
+	for i, r := range results {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: energyd %s, clickhouse-client %s", r.archive.Name, seconds(r.times), seconds(r.clientTimes))
+	}
+	b.WriteString(".\n\nReproduce: `make bench-ingest` (or `go run ./bench/ingest`).\n")
+	return b.String()
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+func seconds(ds []time.Duration) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, fmt.Sprintf("%.2f", d.Seconds()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func thousands(v float64) string {
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
