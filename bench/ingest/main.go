@@ -213,7 +213,7 @@ func startEnergyd(ctx context.Context, o options, tmp, dsn string) (string, func
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(o.energyd, "--listen", addr, "--advice-listen", "", "--data-dir", filepath.Join(tmp, "energyd"),
+	cmd := exec.Command(o.energyd, "--listen", addr, "--advice-listen", "", "--data-dir", filepath.Join(tmp, "energyd-data"),
 		"--clickhouse-dsn", dsn, "--workers", strconv.Itoa(o.workers), "--log-level", "warn")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
