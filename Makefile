@@ -31,5 +31,11 @@ run:
 stop:
 	bash scripts/run.sh stop
 
+# End-to-end time of the two largest allowed archives through a launched energyd, against
+# clickhouse-client loading the same rows; writes bench/results/ingest.md.
+.PHONY: bench-ingest
+bench-ingest:
+	$(GO) run ./bench/ingest --out bench/results/ingest.md
+
 clean:
 	rm -rf bin
