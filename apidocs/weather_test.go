@@ -3,6 +3,7 @@ package apidocs
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -158,4 +159,13 @@ func TestPutObservations(t *testing.T) {
 	if st != http.StatusOK || len(decodeWeather(t, b)) != 0 {
 		t.Fatalf("rejected bodies stored something: %s", b)
 	}
+}
+
+func TestPutObservationsBounded(t *testing.T) {
+	h := weatherFixture(t)
+	// 100,001 items: one over the documented bound.
+	item := `{"date":"2024-03-01T00:00:00Z","temperature":1,"wind":1,"cloudiness":1},`
+	body := "[" + strings.Repeat(item, 100_000) + item[:len(item)-1] + "]"
+	st, b, hdr := h.do("PUT", "/v1/weather-stations/ST1/observations", h.admin, body)
+	h.wantError(st, b, hdr, http.StatusBadRequest, CodeInvalidParameter, "100000")
 }
