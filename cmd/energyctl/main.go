@@ -3,9 +3,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,6 +18,7 @@ import (
 	"syscall"
 
 	"energy/schema"
+	"energy/schema/registry"
 )
 
 // command is one energyctl subcommand: args excludes the command words.
@@ -45,7 +50,11 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	if err := cmd.run(ctx, rest); err != nil {
+	err := cmd.run(ctx, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "energyctl %s: %v\n", name, err)
 		os.Exit(1)
 	}
@@ -101,4 +110,97 @@ func (s *storeFlags) open(ctx context.Context) (*schema.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// tenantFlag registers the --tenant flag of the registry commands.
+func tenantFlag(fs *flag.FlagSet) *string {
+	return fs.String("tenant", os.Getenv("ENERGY_TENANT"), "tenant (marketer) id (env ENERGY_TENANT)")
+}
+
+// needTenant checks the --tenant value.
+func needTenant(tenant string) error {
+	if tenant == "" {
+		return errors.New("--tenant is required")
+	}
+	if err := registry.ValidID("tenant", tenant); err != nil {
+		return fmt.Errorf("--tenant: %s", err.(*registry.FieldError).Message)
+	}
+	return nil
+}
+
+// parseCommand parses args into fs and returns the one positional argument, the resource id.
+// Flags may come before or after the id.
+func parseCommand(fs *flag.FlagSet, args []string, what string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	rest := fs.Args()
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		id := rest[0]
+		if err := fs.Parse(rest[1:]); err != nil {
+			return "", err
+		}
+		if fs.NArg() > 0 {
+			return "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		}
+		return id, nil
+	}
+	if len(rest) > 0 {
+		return "", fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	return "", fmt.Errorf("missing the %s", what)
+}
+
+// readResource reads a JSON resource from a file ("-": standard input) into v, rejecting
+// unknown fields and naming the field of a type error.
+func readResource(name string, v any) error {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return err
+	}
+	return decodeStrict(data, v)
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		if dec.More() {
+			return errors.New("invalid JSON: more than one value")
+		}
+		return nil
+	case errors.As(err, &te):
+		return fmt.Errorf("field %s: expected %s, got a JSON %s", te.Field, te.Type, te.Value)
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("field %s: unknown field", strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
+	}
+	return fmt.Errorf("invalid JSON: %w", err)
+}
+
+// printResource writes v as indented JSON.
+func printResource(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// rejected explains a registry refusal, naming the field.
+func rejected(what, id string, err error) error {
+	var fe *registry.FieldError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%s %s rejected: field %s: %s", what, id, fe.Field, fe.Message)
+	}
+	return err
 }

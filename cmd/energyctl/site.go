@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"energy/schema/registry"
+)
+
+// energyctl site put|get: the admin resource PUT/GET /v2/sites/{siteId}, through the store.
+// The file holds the same JSON body as the API.
+
+func init() {
+	commands["site put"] = command{
+		summary: "create or replace a site (--file JSON as the API's body, or flags)",
+		run:     func(ctx context.Context, args []string) error { return sitePut(ctx, args, os.Stdout) },
+	}
+	commands["site get"] = command{
+		summary: "print a site as JSON",
+		run:     func(ctx context.Context, args []string) error { return siteGet(ctx, args, os.Stdout) },
+	}
+}
+
+func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("site put", flag.ContinueOnError)
+	var store storeFlags
+	store.register(fs)
+	tenant := tenantFlag(fs)
+	file := fs.String("file", "", "JSON body of PUT /v2/sites/{siteId} (\"-\": standard input)")
+	var s registry.Site
+	fs.StringVar(&s.SiteCustomerID, "customer-id", "", "siteCustomerId: the marketer's site identifier (with --person-id)")
+	fs.StringVar(&s.PersonCustomerID, "person-id", "", "personCustomerId: the marketer's person identifier")
+	fs.StringVar(&s.Timezone, "timezone", "", "IANA time zone (default Europe/Paris)")
+	fs.StringVar(&s.WeatherStationID, "station", "", "weatherStationId (must exist)")
+	fs.StringVar(&s.TariffID, "tariff", "", "tariffId (must exist)")
+	fs.StringVar(&s.HeatingFluid, "heating", "", "heatingFluid: GAS, ELEC or NONE (default NONE)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--heating GAS|ELEC|NONE]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
+		fs.PrintDefaults()
+	}
+	id, err := parseCommand(fs, args, "site id")
+	if err != nil {
+		return err
+	}
+	if err := needTenant(*tenant); err != nil {
+		return err
+	}
+	if *file != "" {
+		flags := s
+		if err := readResource(*file, &s); err != nil {
+			return fmt.Errorf("%s: %w", *file, err)
+		}
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "customer-id":
+				s.SiteCustomerID = flags.SiteCustomerID
+			case "person-id":
+				s.PersonCustomerID = flags.PersonCustomerID
+			case "timezone":
+				s.Timezone = flags.Timezone
+			case "station":
+				s.WeatherStationID = flags.WeatherStationID
+			case "tariff":
+				s.TariffID = flags.TariffID
+			case "heating":
+				s.HeatingFluid = flags.HeatingFluid
+			}
+		})
+	}
+	if s.SiteID != "" && s.SiteID != id {
+		return fmt.Errorf("site %s rejected: field siteId: %q differs from the id %q", id, s.SiteID, id)
+	}
+	s.SiteID, s.TenantID = id, *tenant
+	db, err := store.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg := registry.New(db)
+	if err := reg.PutSite(ctx, s); err != nil {
+		return rejected("site", id, err)
+	}
+	stored, err := reg.Site(ctx, *tenant, id)
+	if err != nil {
+		return err
+	}
+	return printResource(stdout, stored)
+}
+
+func siteGet(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("site get", flag.ContinueOnError)
+	var store storeFlags
+	store.register(fs)
+	tenant := tenantFlag(fs)
+	id, err := parseCommand(fs, args, "site id")
+	if err != nil {
+		return err
+	}
+	if err := needTenant(*tenant); err != nil {
+		return err
+	}
+	db, err := store.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s, err := registry.New(db).Site(ctx, *tenant, id)
+	if errors.Is(err, registry.ErrNotFound) {
+		return fmt.Errorf("site %q does not exist in tenant %q", id, *tenant)
+	}
+	if err != nil {
+		return err
+	}
+	return printResource(stdout, s)
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"energy/schema/registry"
+)
+
+// energyctl station put|get: the admin resource PUT/GET /v1/weather-stations/{stationId},
+// through the store. Observations are loaded with energyctl weather import.
+
+func init() {
+	commands["station put"] = command{
+		summary: "create or replace a weather station (--name, --lat, --lon, or --file JSON)",
+		run:     func(ctx context.Context, args []string) error { return stationPut(ctx, args, os.Stdout) },
+	}
+	commands["station get"] = command{
+		summary: "print a weather station as JSON",
+		run:     func(ctx context.Context, args []string) error { return stationGet(ctx, args, os.Stdout) },
+	}
+}
+
+func stationPut(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("station put", flag.ContinueOnError)
+	var store storeFlags
+	store.register(fs)
+	tenant := tenantFlag(fs)
+	file := fs.String("file", "", "JSON body of PUT /v1/weather-stations/{stationId} (\"-\": standard input)")
+	var flags registry.Station
+	fs.StringVar(&flags.Name, "name", "", "station name, for example Paris-Orly")
+	fs.Float64Var(&flags.Latitude, "lat", 0, "latitude in degrees (-90..90)")
+	fs.Float64Var(&flags.Longitude, "lon", 0, "longitude in degrees (-180..180)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: energyctl station put ID --tenant T (--name N --lat 48.72 --lon 2.38 | --file station.json)")
+		fs.PrintDefaults()
+	}
+	id, err := parseCommand(fs, args, "station id")
+	if err != nil {
+		return err
+	}
+	if err := needTenant(*tenant); err != nil {
+		return err
+	}
+	st := flags
+	if *file != "" {
+		st = registry.Station{}
+		if err := readResource(*file, &st); err != nil {
+			return fmt.Errorf("%s: %w", *file, err)
+		}
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "name":
+				st.Name = flags.Name
+			case "lat":
+				st.Latitude = flags.Latitude
+			case "lon":
+				st.Longitude = flags.Longitude
+			}
+		})
+	}
+	if st.StationID != "" && st.StationID != id {
+		return fmt.Errorf("station %s rejected: field stationId: %q differs from the id %q", id, st.StationID, id)
+	}
+	st.StationID, st.TenantID = id, *tenant
+	db, err := store.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg := registry.New(db)
+	if err := reg.PutStation(ctx, st); err != nil {
+		return rejected("station", id, err)
+	}
+	stored, err := reg.Station(ctx, *tenant, id)
+	if err != nil {
+		return err
+	}
+	return printResource(stdout, stored)
+}
+
+func stationGet(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("station get", flag.ContinueOnError)
+	var store storeFlags
+	store.register(fs)
+	tenant := tenantFlag(fs)
+	id, err := parseCommand(fs, args, "station id")
+	if err != nil {
+		return err
+	}
+	if err := needTenant(*tenant); err != nil {
+		return err
+	}
+	db, err := store.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := registry.New(db).Station(ctx, *tenant, id)
+	if errors.Is(err, registry.ErrNotFound) {
+		return fmt.Errorf("weather station %q does not exist in tenant %q", id, *tenant)
+	}
+	if err != nil {
+		return err
+	}
+	return printResource(stdout, st)
+}
