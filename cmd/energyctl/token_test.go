@@ -37,7 +37,9 @@ func newCLIStore(t *testing.T) cliStore {
 }
 
 // args prefixes the store flag.
-func (c cliStore) args(a ...string) []string { return append([]string{"--clickhouse-dsn", c.dsn}, a...) }
+func (c cliStore) args(a ...string) []string {
+	return append([]string{"--clickhouse-dsn", c.dsn}, a...)
+}
 
 func TestTokenCreatePrintsTheSecretAloneAndRevokeStopsIt(t *testing.T) {
 	c := newCLIStore(t)
