@@ -243,17 +243,11 @@ func addJobs(api huma.API, cfg Config) {
 		OperationID: "submit-archive", Method: http.MethodPost, Path: submitPath, Tags: []string{"Collection"},
 		Summary: "Submit an archive", Description: submitDescription,
 		Security: requireScopes(registry.ScopeCollect),
+		// The schema is set after registration: given here, Huma would read and decode the body itself.
 		RequestBody: &huma.RequestBody{
 			Required:    true,
 			Description: "multipart/form-data holding the archive",
-			Content: map[string]*huma.MediaType{"multipart/form-data": {Schema: &huma.Schema{
-				Type:     "object",
-				Required: []string{ingest.ArchivePart},
-				Properties: map[string]*huma.Schema{ingest.ArchivePart: {
-					Type: "string", Format: "binary",
-					Description: "The .tar.gz archive (1 to 5 JSON files), or that archive encrypted as an OpenPGP message; at most 2,500,000 bytes",
-				}},
-			}}},
+			Content:     map[string]*huma.MediaType{"multipart/form-data": {}},
 		},
 		Responses: map[string]*huma.Response{
 			"413": {Description: "The archive file part is larger than 2,500,000 bytes; the response has no body and nothing is stored"},
@@ -275,6 +269,16 @@ func addJobs(api huma.API, cfg Config) {
 		}
 		return &submitOutput{Body: SubmitBody{Links: SelfLinks{Self: Link{Href: jobHref(in.base(cfg.PublicURL), j.ID)}}}}, nil
 	})
+	if item := api.OpenAPI().Paths[submitPath]; item != nil && item.Post != nil {
+		item.Post.RequestBody.Content["multipart/form-data"].Schema = &huma.Schema{
+			Type:     "object",
+			Required: []string{ingest.ArchivePart},
+			Properties: map[string]*huma.Schema{ingest.ArchivePart: {
+				Type: "string", Format: "binary",
+				Description: "The .tar.gz archive (1 to 5 JSON files), or that archive encrypted as an OpenPGP message; at most 2,500,000 bytes",
+			}},
+		}
+	}
 
 	readers := requireScopes(registry.ScopeCollect, registry.ScopeRead)
 	huma.Register(api, huma.Operation{
@@ -320,10 +324,24 @@ func limitUpload(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, ingest.MaxArchiveBytes+uploadOverhead)
-		next.ServeHTTP(&emptyTooLarge{ResponseWriter: w}, r)
+		body := r.Body
+		r.Body = http.MaxBytesReader(w, body, ingest.MaxArchiveBytes+uploadOverhead)
+		rec := &emptyTooLarge{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		// A client that sends its whole body before reading the answer would see the connection
+		// reset instead of the 413: send the answer, then read (and drop) a bounded rest of the
+		// body. Not when the client waits for "100 Continue": it sends nothing more.
+		if rec.dropping && r.Header.Get("Expect") == "" && r.ContentLength <= drainLimit {
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			_, _ = io.CopyN(io.Discard, body, drainLimit)
+		}
 	})
 }
+
+// drainLimit bounds what is read of a refused upload's body.
+const drainLimit = 16 << 20
 
 // emptyTooLarge drops the body and content headers of a 413.
 type emptyTooLarge struct {

@@ -195,6 +195,19 @@ func (e *jobEnv) spoolFiles() []string {
 	return out
 }
 
+// wantSpoolEmpty waits (5 s at most) for the spool to be empty: a job's archive is deleted
+// just after its final state is recorded.
+func (e *jobEnv) wantSpoolEmpty() {
+	e.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(e.spoolFiles()) != 0 {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("spool files left: %v", e.spoolFiles())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // readingsFile holds one valid operation of every kind, with both identity variants, and one
 // KO operation (an unknown site): 5 operations, 4 OK; rows: 2 elec (two dials), 1 gas,
 // 1 max power, 3 load-curve points; pods GAS-1 (S1), PDL-1 (S1), PDL-2 (S2).

@@ -43,8 +43,9 @@ func (s *Service) recover(ctx context.Context) error {
 			continue
 		}
 		j.Files = nil
-		s.add(j, m.SubmittedTS.Add(s.cfg.Deadline), false)
-		requeued++
+		if s.add(j, m.SubmittedTS.Add(s.cfg.Deadline), false) {
+			requeued++
+		}
 	}
 	unfinished, err := s.jobs.unfinished(ctx)
 	if err != nil {
@@ -55,8 +56,9 @@ func (s *Service) recover(ctx context.Context) error {
 		if s.spool.exists(j.ID) {
 			continue
 		}
-		s.add(j, j.SubmittedTS.Add(s.cfg.Deadline), true)
-		orphans++
+		if s.add(j, j.SubmittedTS.Add(s.cfg.Deadline), true) {
+			orphans++
+		}
 	}
 	if requeued+registered+orphans > 0 {
 		s.log.Info("unfinished jobs recovered", "requeued", requeued, "reregistered", registered, "withoutArchive", orphans)

@@ -52,9 +52,7 @@ func TestJobInterruptedAfterItsInsertsIsRedoneAtRestart(t *testing.T) {
 	}
 	wantHistory(t, done, StateSubmitted, StateInProgress, StateDone)
 	env.wantCounts(readingsRows) // inserted twice, counted once
-	if files := env.spoolFiles(); len(files) != 0 {
-		t.Fatalf("spool: %v", files)
-	}
+	env.wantSpoolEmpty()
 }
 
 func TestSpoolRecoveryAtStart(t *testing.T) {
@@ -90,9 +88,7 @@ func TestSpoolRecoveryAtStart(t *testing.T) {
 		t.Fatalf("finished job changed: %+v", cur)
 	}
 	env.wantCounts(readingsRows)
-	if files := env.spoolFiles(); len(files) != 0 {
-		t.Fatalf("spool: %v", files)
-	}
+	env.wantSpoolEmpty()
 }
 
 func TestJobWithoutArchiveHereTimesOutAtItsDeadline(t *testing.T) {
@@ -183,9 +179,7 @@ func TestProcessKilledMidJobIsRedone(t *testing.T) {
 		t.Fatalf("after restart: %s %+v", done.State, done.Overview)
 	}
 	env.wantCounts(readingsRows)
-	if files := env.spoolFiles(); len(files) != 0 {
-		t.Fatalf("spool: %v", files)
-	}
+	env.wantSpoolEmpty()
 }
 
 // TestCrashChild is the process TestProcessKilledMidJobIsRedone kills; alone it does nothing.

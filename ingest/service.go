@@ -173,16 +173,18 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]Jo
 	return s.jobs.list(ctx, tenantID, f)
 }
 
-// add registers a non-final job and wakes a worker.
-func (s *Service) add(j Job, deadline time.Time, orphan bool) {
+// add registers a non-final job and wakes a worker; false when it was already known.
+func (s *Service) add(j Job, deadline time.Time, orphan bool) bool {
 	s.mu.Lock()
-	if _, ok := s.entries[j.ID]; !ok {
+	_, known := s.entries[j.ID]
+	if !known {
 		s.entries[j.ID] = &entry{job: j, deadline: deadline, orphan: orphan}
 		s.order = append(s.order, j.ID)
+		s.updateDepthLocked()
 	}
-	s.updateDepthLocked()
 	s.mu.Unlock()
 	s.signal()
+	return !known
 }
 
 func (s *Service) signal() {

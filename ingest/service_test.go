@@ -67,9 +67,7 @@ func TestSubmittedArchiveEndsDoneWithExactRows(t *testing.T) {
 		t.Fatalf("non-JSON member report %+v", g)
 	}
 	env.wantCounts(readingsRows)
-	if files := env.spoolFiles(); len(files) != 0 {
-		t.Fatalf("spool after DONE: %v", files)
-	}
+	env.wantSpoolEmpty()
 	if env.reg.Versions.Get("acme", "S1") == 0 || env.reg.Versions.Get("acme", "S2") == 0 {
 		t.Fatal("data versions of the touched sites were not bumped")
 	}
@@ -141,9 +139,7 @@ func TestArchiveErrorsEndInErrorAndStoreNothing(t *testing.T) {
 		}
 	}
 	env.wantCounts(noRows)
-	if files := env.spoolFiles(); len(files) != 0 {
-		t.Fatalf("spool after ERROR: %v", files)
-	}
+	env.wantSpoolEmpty()
 
 	// With the right key the encrypted archive is processed.
 	svc2 := env.service(func(c *Config) { c.Keys = key; c.SpoolDir = t.TempDir() })
@@ -190,9 +186,7 @@ func TestJobWaitingPastTheDeadlineTimesOut(t *testing.T) {
 	}
 	wantHistory(t, done, StateSubmitted, StateInProgress, StateDone)
 	env.wantCounts(readingsRows)
-	if files := env.spoolFiles(); len(files) != 0 {
-		t.Fatalf("spool: %v", files)
-	}
+	env.wantSpoolEmpty()
 }
 
 // spoolJob writes a spool file for a job as Submit would, without its row.
@@ -229,7 +223,5 @@ func TestInterruptedJobPastItsDeadlineTimesOutAtRestart(t *testing.T) {
 	}
 	wantHistory(t, end, StateSubmitted, StateInProgress, StateTimeout)
 	env.wantCounts(noRows)
-	if files := env.spoolFiles(); len(files) != 0 {
-		t.Fatalf("spool: %v", files)
-	}
+	env.wantSpoolEmpty()
 }
