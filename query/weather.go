@@ -12,9 +12,6 @@ import (
 	"energy/schema"
 )
 
-// MaxObservationsPerRequest bounds one PUT of observations (and one import batch).
-const MaxObservationsPerRequest = 100_000
-
 // Observation is one weather value of a station at an instant. Forecasts and measures share
 // one series: for one station and date the latest received value wins.
 type Observation struct {
