@@ -96,7 +96,18 @@ func runDemo(ctx context.Context, args []string) error {
 	if o.out != "" {
 		return writeDemoArchives(o.out, archives, sites, os.Stdout)
 	}
-	return loadDemo(ctx, af, &store, o, sites, archives)
+	db, token, err := connectDemo(ctx, af, &store, o)
+	if err != nil {
+		return err
+	}
+	if db != nil {
+		defer db.Close()
+	}
+	c, err := newAPIClient(af.api, token)
+	if err != nil {
+		return err
+	}
+	return loadDemo(ctx, c, db, o, sites, archives, os.Stdout, newProgress(os.Stderr))
 }
 
 // writeDemoArchives writes the archives into dir and lists them with the sites they need.
@@ -123,54 +134,57 @@ func writeDemoArchives(dir string, archives []demoArchive, sites []demoSite, out
 	return nil
 }
 
-// loadDemo creates the reference data, loads the weather and submits the archives.
-func loadDemo(ctx context.Context, af apiFlags, store *storeFlags, o demoOptions, sites []demoSite, archives []demoArchive) error {
-	// The store is needed for the weather and for a token when none is given; a remote
-	// energyd without a reachable store still gets everything but the weather.
-	var db *schema.DB
-	if af.token == "" || !o.noWeather {
-		var err error
-		db, err = store.open(ctx)
-		if err != nil {
-			if af.token == "" {
-				return fmt.Errorf("no --token (or ENERGY_TOKEN) given, and no store to make one: %w", err)
-			}
-			fmt.Fprintf(os.Stderr, "warning: the store is unreachable (%v); the weather will not be loaded\n", err)
-		} else {
-			defer db.Close()
-		}
+// connectDemo finds the store (for the weather, and for a token when none is given) and the
+// token. A remote energyd without a reachable store still gets everything but the weather.
+func connectDemo(ctx context.Context, af apiFlags, store *storeFlags, o demoOptions) (db *schema.DB, token string, err error) {
+	token = af.token
+	if token != "" && o.noWeather {
+		return nil, token, nil
 	}
-	token := af.token
-	if db != nil {
-		reg := registry.New(db)
-		if token == "" {
-			secret, _, err := reg.CreateToken(ctx, o.tenant, []string{string(registry.ScopeAdmin)}, 24*time.Hour, "energyctl demo")
-			if err != nil {
-				return fmt.Errorf("create a demo token: %w", err)
-			}
-			token = secret
-			fmt.Fprintf(os.Stderr, "no --token given: using a new admin token of tenant %s (valid 24 h)\n", o.tenant)
-		} else if tok, err := reg.Authenticate(ctx, token); err == nil && tok.TenantID != o.tenant {
-			return fmt.Errorf("the token belongs to tenant %q, not --tenant %q: pass the token's tenant", tok.TenantID, o.tenant)
-		}
-	}
-	c, err := newAPIClient(af.api, token)
+	db, err = store.open(ctx)
 	if err != nil {
-		return err
+		if token == "" {
+			return nil, "", fmt.Errorf("no --token (or ENERGY_TOKEN) given, and no store to make one: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "warning: the store is unreachable (%v); the weather will not be loaded\n", err)
+		return nil, token, nil
 	}
+	reg := registry.New(db)
+	if token == "" {
+		secret, _, err := reg.CreateToken(ctx, o.tenant, []string{string(registry.ScopeAdmin)}, 24*time.Hour, "energyctl demo")
+		if err != nil {
+			db.Close()
+			return nil, "", fmt.Errorf("create a demo token: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "no --token given: using a new admin token of tenant %s (valid 24 h)\n", o.tenant)
+		return db, secret, nil
+	}
+	if tok, err := reg.Authenticate(ctx, token); err == nil && tok.TenantID != o.tenant {
+		db.Close()
+		return nil, "", fmt.Errorf("the token belongs to tenant %q, not --tenant %q: pass the token's tenant", tok.TenantID, o.tenant)
+	}
+	return db, token, nil
+}
+
+// loadDemo creates the reference data through the API, loads the weather through the store
+// (when db is set) and submits the archives, waiting for their jobs.
+func loadDemo(ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, sites []demoSite, archives []demoArchive, out io.Writer, prog *progress) error {
 	if err := putDemoReferences(ctx, c, o, sites); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "created tariff %s, weather station %s and %d sites in tenant %s\n", o.tariff, o.station, len(sites), o.tenant)
+	prog.println(fmt.Sprintf("created tariff %s, weather station %s and %d sites in tenant %s", o.tariff, o.station, len(sites), o.tenant))
 
 	if db != nil && !o.noWeather {
-		loc, _ := time.LoadLocation(demoTimezone)
+		loc, err := time.LoadLocation(demoTimezone)
+		if err != nil {
+			return err
+		}
 		from := time.Date(o.year-max(o.years, 2)+1, 1, 1, 0, 0, 0, 0, loc)
 		to := time.Date(o.year+1, 1, 1, 0, 0, 0, 0, loc)
 		if err := demoWeather(ctx, db, o.tenant, o.station, from, to); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "loaded hourly weather of station %s from %s to %s\n", o.station, from.Format(time.DateOnly), to.Format(time.DateOnly))
+		prog.println(fmt.Sprintf("loaded hourly weather of station %s from %s to %s", o.station, from.Format(time.DateOnly), to.Format(time.DateOnly)))
 	}
 
 	var sources []archiveSource
@@ -179,13 +193,14 @@ func loadDemo(ctx context.Context, af apiFlags, store *storeFlags, o demoOptions
 		sources = append(sources, archiveSource{Name: a.Name, Data: a.Data})
 		ops += a.Operations
 	}
-	fmt.Fprintf(os.Stderr, "submitting %d archives (%d operations)\n", len(sources), ops)
-	if err := submitAndWait(ctx, c, sources, true, os.Stdout, newProgress(os.Stderr)); err != nil {
+	prog.println(fmt.Sprintf("submitting %d archives (%d operations)", len(sources), ops))
+	if err := submitAndWait(ctx, c, sources, true, out, prog); err != nil {
 		return err
 	}
 	s := sites[0]
-	fmt.Fprintf(os.Stderr, "\ndemo loaded. For example:\n  curl -H \"Authorization: Bearer $ENERGY_TOKEN\" '%s/v2/sites/%s/fluids/elec/consumptions?startTs=%d-01-01T00:00:00&endTs=%d-01-01T00:00:00&stepUnit=MONTHS'\n",
-		c.base, s.SiteID, o.year, o.year+1)
+	prog.println(fmt.Sprintf("\ndemo loaded. With a read token of tenant %s in $TOKEN (energyctl token create --tenant %s --scopes read):\n"+
+		"  curl -H \"Authorization: Bearer $TOKEN\" '%s/v2/sites/%s/fluids/elec/consumptions?startTs=%d-01-01T00:00:00&endTs=%d-01-01T00:00:00&stepUnit=MONTHS'",
+		o.tenant, o.tenant, c.base, s.SiteID, o.year, o.year+1))
 	return nil
 }
 
