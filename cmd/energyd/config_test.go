@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +40,30 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"}} {
 		if _, err := loadConfig(bad); err == nil {
 			t.Errorf("loadConfig(%v) accepted a bad value", bad)
+		}
+	}
+}
+
+// TestREADMEListsEveryFlag keeps the README's configuration table true: every flag that
+// loadConfig declares appears there with its environment variable.
+func TestREADMEListsEveryFlag(t *testing.T) {
+	src, err := os.ReadFile("config.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := regexp.MustCompile(`str\(&[\w.]+, "([a-z-]+)", "(ENERGY_[A-Z_]+)", "([^"]*)"`)
+	found := decl.FindAllStringSubmatch(string(src), -1)
+	if len(found) < 10 {
+		t.Fatalf("found only %d flag declarations in config.go: has its style changed?", len(found))
+	}
+	for _, f := range found {
+		row := fmt.Sprintf("| `--%s` | `%s` |", f[1], f[2])
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README.md's energyd table lacks the row starting %s (default %q)", row, f[3])
 		}
 	}
 }
