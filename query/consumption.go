@@ -86,7 +86,7 @@ func (c *Consumptions) Compute(ctx context.Context, site registry.Site, req Cons
 	}
 	if useIndexes {
 		g.Go(func() (err error) {
-			readings, err = resolveReadings(gctx, c.db, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd)
+			readings, err = resolveReadings(gctx, c.db, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, strategy != StrategyNoEstimated)
 			return err
 		})
 	}

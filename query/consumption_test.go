@@ -328,6 +328,33 @@ func TestConsumptionIndexRules(t *testing.T) {
 			global: &wantItem{wh: ptr(700), eur: ptr(3.175), flags: []string{FlagNegativeConsumption}},
 		},
 		{
+			// Readings 100 days apart (04-01: 0, 07-10: 10 000 Wh, 100 Wh a day) and a period in
+			// between, farther than the first query's 35-day margin from both: the bracket query
+			// finds them. ALL_ESTIMATED: 100 Wh a day, interpolated (quality 0); 0.025 + 1 EUR.
+			name:    "sparse readings found beyond the window",
+			tariff:  base,
+			indexes: []idxRow{{ts: pd("2024-04-01"), dial: "1", value: 0}, {ts: pd("2024-07-10"), dial: "1", value: 10000}},
+			req:     withGlobal(withStrategy(days("2024-05-15", "2024-05-17"), StrategyAllEstimated)),
+			items: []wantItem{
+				{wh: ptr(100), eur: ptr(1.025), status: StatusComplete, nature: NatureEstimated, quality: ptr(0)},
+				{wh: ptr(100), eur: ptr(1.025), status: StatusComplete, nature: NatureEstimated, quality: ptr(0)},
+			},
+			global: &wantItem{wh: ptr(200), eur: ptr(2.05), aggregated: isFalse()},
+		},
+		{
+			// Same under SURROUNDING_ESTIMATED: the interior boundary 05-16 is not interpolated
+			// (both days have no data) but the period's own ends are: the global item is 200 Wh.
+			name:    "sparse readings, surrounding estimated",
+			tariff:  base,
+			indexes: []idxRow{{ts: pd("2024-04-01"), dial: "1", value: 0}, {ts: pd("2024-07-10"), dial: "1", value: 10000}},
+			req:     withGlobal(days("2024-05-15", "2024-05-17")),
+			items: []wantItem{
+				{wh: nil, status: StatusNoData, flags: []string{FlagMissingData}},
+				{wh: nil, status: StatusNoData, flags: []string{FlagMissingData}},
+			},
+			global: &wantItem{wh: ptr(200), eur: ptr(2.05), status: StatusComplete, nature: NatureEstimated, quality: ptr(0)},
+		},
+		{
 			// No tariff: headings are the dial numbers, no cost; carbon from the service default
 			// (0.06 kgCO2e/kWh in the fixture) is checked in TestConsumptionCarbon.
 			name:    "no tariff keys by dial",

@@ -23,15 +23,14 @@ const loadCurveLookback = 24 * time.Hour
 
 // resolvedLoadCurveSQL reads the site's points reaching into [from, to): per (pod, begin) the
 // point of the latest generation wins (a beginTs and an endTs point of the same interval are the
-// same point). FINAL makes a re-sent point count once whatever the merges.
+// same point). No FINAL (costly on 18.16) and no dependence on merges: LIMIT 1 BY keeps one whole
+// row, re-sent identical rows count once, and ties of a generation resolve deterministically.
 const resolvedLoadCurveSQL = `
-SELECT pod_id, begin_ts, argMax(end_ts, generation_ts) AS e, argMax(value, generation_ts) AS v,
-       argMax(reliability, generation_ts) AS r
-FROM load_curve_points FINAL
-WHERE tenant_id = ? AND site_id = ? AND begin_ts >= ? AND begin_ts < ?
-GROUP BY pod_id, begin_ts
-HAVING e > ?
-ORDER BY pod_id, begin_ts`
+SELECT pod_id, begin_ts, end_ts, value, reliability
+FROM load_curve_points
+WHERE tenant_id = ? AND site_id = ? AND begin_ts >= ? AND begin_ts < ? AND end_ts > ?
+ORDER BY pod_id, begin_ts, generation_ts DESC, end_ts DESC, value DESC, reliability DESC
+LIMIT 1 BY pod_id, begin_ts`
 
 // resolveLoadCurve returns the winning load-curve points reaching into [from, to), sorted by pod
 // and begin.
@@ -60,7 +59,6 @@ func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID strin
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("resolve load curve: %w", err)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].begin.Before(out[j].begin) })
 	return out, nil
 }
 
