@@ -1,0 +1,118 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+)
+
+// The deploy/ examples cannot run here (no Docker engine), so this test keeps them consistent
+// with the code: every ENERGY_* variable they set is one that energyd or energyctl reads, and
+// every metric the Grafana dashboard queries is one that the code exposes.
+func TestDeployExamplesUseRealSettingsAndMetrics(t *testing.T) {
+	source := goSource(t, "../..")
+	deploy := map[string]string{}
+	err := filepath.WalkDir("../../deploy", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		deploy[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"docker-compose.yml", "k8s/deployment.yaml", "k8s/service.yaml", "k8s/configmap.yaml",
+		"clickhouse/config.d/remote_servers.xml", "clickhouse/config.d/macros.xml", "clickhouse/config.d/zookeeper.xml",
+		"prometheus/prometheus.yml", "grafana/dashboards/energyd.json"} {
+		if _, ok := deploy[filepath.Join("../../deploy", want)]; !ok {
+			t.Errorf("deploy/%s is missing", want)
+		}
+	}
+
+	envVar := regexp.MustCompile(`\bENERGY_[A-Z_]+\b`)
+	for p, text := range deploy {
+		for _, v := range envVar.FindAllString(text, -1) {
+			if !strings.Contains(source, `"`+v+`"`) {
+				t.Errorf("%s sets %s, which no code reads", p, v)
+			}
+		}
+	}
+
+	dash := deploy["../../deploy/grafana/dashboards/energyd.json"]
+	metric := regexp.MustCompile(`\b(energy_[a-z_]+|go_[a-z_]+|process_[a-z_]+)`)
+	seen := map[string]bool{}
+	for _, m := range metric.FindAllString(dash, -1) {
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		if strings.HasPrefix(m, "energy_") {
+			base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m, "_bucket"), "_count"), "_sum")
+			if !strings.Contains(source, `"`+base+`"`) {
+				t.Errorf("the dashboard queries %s, which the code does not expose", m)
+			}
+		}
+	}
+	if len(seen) < 10 {
+		t.Errorf("the dashboard queries only %d metrics", len(seen))
+	}
+	// The DSNs parse as the driver reads them (k8s placeholders filled in).
+	dsn := regexp.MustCompile(`clickhouse://[^\s"]+`)
+	for _, p := range []string{"../../deploy/docker-compose.yml", "../../deploy/k8s/deployment.yaml"} {
+		found := dsn.FindAllString(deploy[p], -1)
+		if len(found) == 0 {
+			t.Errorf("%s sets no ClickHouse DSN", p)
+		}
+		for _, d := range found {
+			d = strings.NewReplacer("$(CLICKHOUSE_USER)", "energy", "$(CLICKHOUSE_PASSWORD)", "secret").Replace(d)
+			opts, err := clickhouse.ParseDSN(d)
+			if err != nil || opts.Auth.Database != "energy" || opts.DialTimeout != 3*time.Second {
+				t.Errorf("%s: DSN %s: %v (database %q)", p, d, err, opts.Auth.Database)
+			}
+		}
+	}
+	// The cluster example and the migrations agree on the cluster name and the macros.
+	if !strings.Contains(deploy["../../deploy/clickhouse/config.d/remote_servers.xml"], "<energy>") ||
+		!strings.Contains(deploy["../../deploy/k8s/configmap.yaml"], "ENERGY_CLICKHOUSE_CLUSTER: energy") {
+		t.Error("the cluster of remote_servers.xml is not the one the ConfigMap names")
+	}
+	for _, macro := range []string{"<shard>", "<replica>"} {
+		if !strings.Contains(deploy["../../deploy/clickhouse/config.d/macros.xml"], macro) {
+			t.Errorf("macros.xml lacks %s, which the Replicated engines' paths use", macro)
+		}
+	}
+}
+
+// goSource concatenates the module's non-test Go files.
+func goSource(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "var" || d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b.Write(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
