@@ -247,4 +247,6 @@ func notFoundOr(err error) error {
 }
 
 // String hides nothing secret; it helps logs.
-func (t Token) String() string { return fmt.Sprintf("token %s of %s %v", t.TokenID, t.TenantID, t.Scopes) }
+func (t Token) String() string {
+	return fmt.Sprintf("token %s of %s %v", t.TokenID, t.TenantID, t.Scopes)
+}
