@@ -108,8 +108,7 @@ func submitAndWait(ctx context.Context, c *apiClient, files []archiveSource, wai
 		start := time.Now()
 		href, err := c.submit(ctx, f)
 		if err != nil {
-			var ue *unreachableError
-			if errors.As(err, &ue) || ctx.Err() != nil {
+			if ctx.Err() != nil || fatalForAll(err) {
 				return err
 			}
 			prog.println(fmt.Sprintf("%s: not submitted: %v", f.Name, err))
@@ -146,6 +145,18 @@ func submitAndWait(ctx context.Context, c *apiClient, files []archiveSource, wai
 		return fmt.Errorf("%d of %d job(s) did not end DONE: %s", len(notDone), len(jobs), strings.Join(notDone, ", "))
 	}
 	return nil
+}
+
+// fatalForAll tells whether a submission failure would fail every other archive the same
+// way: the service is unreachable, the token is refused, or --api is not the service.
+func fatalForAll(err error) bool {
+	var ue *unreachableError
+	var ae *apiError
+	if errors.As(err, &ue) {
+		return true
+	}
+	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden ||
+		(ae.Status == http.StatusNotFound && (ae.Code == "" || ae.Code == "NOT_FOUND")))
 }
 
 // jobIDOf is the last path segment of a job link.
@@ -252,7 +263,7 @@ func (c *apiClient) send(ctx context.Context, req *http.Request, scope string) (
 		if c.token == "" {
 			e.Advice = "no token given: pass --token or set ENERGY_TOKEN (create one with: energyctl token create --tenant TENANT --scopes " + scope + ")"
 		} else {
-			e.Advice = "the token is unknown, revoked or expired: create a new one with energyctl token create --tenant TENANT --scopes " + scope
+			e.Advice = "check --token or ENERGY_TOKEN, or create a new token with: energyctl token create --tenant TENANT --scopes " + scope
 		}
 	case http.StatusForbidden:
 		e.Advice = "the token lacks the scope this needs: use a token with the " + scope + " scope (or admin)"

@@ -28,6 +28,7 @@ type fakeCollect struct {
 	names    map[string]string
 	polls    map[string]int
 	gets     int
+	requests int
 }
 
 func newFakeCollect(t *testing.T) (*fakeCollect, *httptest.Server) {
@@ -44,6 +45,9 @@ func writeError(w http.ResponseWriter, status int, code, desc string) {
 }
 
 func (f *fakeCollect) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.requests++
+	f.mu.Unlock()
 	switch r.Header.Get("Authorization") {
 	case "Bearer good":
 	case "Bearer reader":
@@ -240,7 +244,7 @@ func TestSubmitExplainsHTTPFailures(t *testing.T) {
 		want             []string
 	}{
 		{"no token", srv.URL, "", small, []string{"HTTP 401 INVALID_AUTHORIZATION_HEADER_VALUE", "no token given: pass --token or set ENERGY_TOKEN"}},
-		{"bad token", srv.URL, "nope", small, []string{"HTTP 401", "the token is unknown, revoked or expired", "--scopes collect"}},
+		{"bad token", srv.URL, "nope", small, []string{"HTTP 401", "check --token or ENERGY_TOKEN, or create a new token with: energyctl token create --tenant TENANT --scopes collect"}},
 		{"missing scope", srv.URL, "reader", small, []string{"HTTP 403 ACCESS_DENIED", "with the collect scope"}},
 		{"too large", srv.URL, "good", fileSource(tempArchive(t, "big.tar.gz", 2_600_000)), []string{"big.tar.gz is 2600000 bytes", "at most 2,500,000 bytes (HTTP 413)"}},
 		{"service down", closed, "good", small, []string{"cannot reach the service at " + closed, "connection refused — is energyd running there?"}},
@@ -275,6 +279,15 @@ func TestSubmitGoesOnAfterARejectedArchive(t *testing.T) {
 	}
 	if len(fake.received) != 1 || !strings.Contains(out.String(), "fine.tar.gz: DONE") {
 		t.Errorf("%d archives received; output:\n%s", len(fake.received), out.String())
+	}
+}
+
+func TestSubmitStopsAtARefusedToken(t *testing.T) {
+	fake, srv := newFakeCollect(t)
+	files := []archiveSource{fileSource(tempArchive(t, "a.tar.gz", 10)), fileSource(tempArchive(t, "b.tar.gz", 10))}
+	err := submitAndWait(context.Background(), testClient(t, srv.URL, "reader"), files, true, io.Discard, plainProgress(io.Discard))
+	if err == nil || !strings.Contains(err.Error(), "HTTP 403") || fake.requests != 1 {
+		t.Errorf("error %v after %d requests, want the 403 at the first archive and no other request", err, fake.requests)
 	}
 }
 
