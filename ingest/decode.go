@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -76,6 +77,15 @@ func DecodeFile(ctx context.Context, m Member, sites SiteResolver) (Rows, FileRe
 	var errs []FieldFailure
 	for _, a := range arrays {
 		decode := decoders[a.name]
+		// Room for the rows at once (load-curve points grow by doubling, see decodeLoadCurve).
+		switch a.name {
+		case ArrayCyclicGasIndexes:
+			rows.Gas = slices.Grow(rows.Gas, a.count)
+		case ArraySmartElecIndexes:
+			rows.Elec = slices.Grow(rows.Elec, a.count)
+		case ArrayMaxPowers:
+			rows.MaxPowers = slices.Grow(rows.MaxPowers, a.count)
+		}
 		var err error
 		eachElement(a.raw, func(i int, raw []byte) {
 			if err != nil {
@@ -134,7 +144,7 @@ func fileArrays(data []byte) ([]fileArray, string) {
 	}
 	var arrays []fileArray
 	var msg string
-	eachMember(data[start:], func(key string, val []byte) {
+	eachMember(data[start:], func(key string, _ bool, val []byte) {
 		if decoders[key] == nil || msg != "" {
 			return
 		}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -94,32 +95,40 @@ func valueEnd(b []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index just past the string whose opening quote is b[i].
+// stringEnd returns the index just past the string whose opening quote is b[i]. It jumps from
+// quote to quote (bytes.IndexByte is vectorised) and counts the backslashes before each one.
 func stringEnd(b []byte, i int) int {
 	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		escapes := 0
+		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
 			return i + 1
 		}
 	}
 	return len(b)
 }
 
-// eachMember calls fn for every member of the object raw, in order, duplicates included.
-func eachMember(raw []byte, fn func(key string, val []byte)) {
+// eachMember calls fn for every member of the object raw, in order, duplicates included;
+// validKey is false for a key holding invalid UTF-8 (replaced by U+FFFD in key).
+func eachMember(raw []byte, fn func(key string, validKey bool, val []byte)) {
 	i := skipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		end := stringEnd(raw, i)
-		key, _ := unquote(raw[i:end])
+		key, validKey := unquote(raw[i:end])
 		i = skipSpace(raw, end)
 		if i < len(raw) && raw[i] == ':' {
 			i++
 		}
 		i = skipSpace(raw, i)
 		vend := valueEnd(raw, i)
-		fn(key, raw[i:vend])
+		fn(key, validKey, raw[i:vend])
 		i = skipSpace(raw, vend)
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -52,19 +53,20 @@ var (
 )
 
 // element holds the known fields of one JSON object (unknown ones are ignored) and the problems
-// found so far. prefix is the element-relative path of the object ("values[3].").
+// found so far. A load-curve point is the element at values[point] of its curve; a record has
+// point -1. Values are kept in a fixed array so that an element needs no allocation.
 type element struct {
-	names  []string
-	vals   [][]byte
-	prefix string
-	errs   *[]FieldFailure
+	names []string
+	vals  [12][]byte
+	point int
+	errs  *[]FieldFailure
 }
 
-// newElement reads the object raw; a key given twice is an INVALID_FIELD (which value would win
-// is otherwise a guess).
-func newElement(raw []byte, names []string, prefix string, errs *[]FieldFailure) *element {
-	e := &element{names: names, vals: make([][]byte, len(names)), prefix: prefix, errs: errs}
-	eachMember(raw, func(key string, val []byte) {
+// init reads the object raw; a key given twice is an INVALID_FIELD (which value would win is
+// otherwise a guess).
+func (e *element) init(raw []byte, names []string, point int, errs *[]FieldFailure) {
+	e.names, e.point, e.errs = names, point, errs
+	eachMember(raw, func(key string, _ bool, val []byte) {
 		for k, n := range names {
 			if n == key {
 				if e.vals[k] != nil {
@@ -75,7 +77,6 @@ func newElement(raw []byte, names []string, prefix string, errs *[]FieldFailure)
 			}
 		}
 	})
-	return e
 }
 
 func (e *element) raw(name string) []byte {
@@ -97,7 +98,10 @@ func (e *element) fail(code, field, message string) {
 	if len(*e.errs) >= maxErrorsPerOperation {
 		return
 	}
-	path := e.prefix + field
+	path := field
+	if e.point >= 0 {
+		path = pointPath(e.point) + "." + field
+	}
 	*e.errs = append(*e.errs, FieldFailure{Code: code, Field: path, Message: path + " " + message})
 }
 
@@ -269,7 +273,8 @@ func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]F
 	if !isObject(raw, errs) {
 		return nil
 	}
-	e := newElement(raw, gasFields, "", errs)
+	var e element
+	e.init(raw, gasFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
 		return err
@@ -283,7 +288,7 @@ func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]F
 	var units []string
 	var factors []float64
 	if obj, ok := e.object("conversionFactors"); ok {
-		units, factors = conversionFactors(e, obj)
+		units, factors = conversionFactors(&e, obj)
 	}
 	if !e.ok() {
 		return nil
@@ -297,15 +302,15 @@ func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]F
 func conversionFactors(e *element, obj []byte) ([]string, []float64) {
 	byUnit := map[string]float64{}
 	seen := map[string]bool{}
-	eachMember(obj, func(unit string, val []byte) {
+	eachMember(obj, func(unit string, validKey bool, val []byte) {
 		field := "conversionFactors." + unit
 		if seen[unit] {
 			e.fail(CodeInvalidField, field, "is given more than once")
 			return
 		}
 		seen[unit] = true
-		if unit == "" || len(unit) > maxStringLen {
-			e.fail(CodeInvalidField, "conversionFactors", "unit names must be 1 to 1024 bytes long")
+		if unit == "" || len(unit) > maxStringLen || !validKey {
+			e.fail(CodeInvalidField, "conversionFactors", "unit names must be 1 to 1024 bytes of UTF-8")
 			return
 		}
 		if kindOf(val) != kindNumber {
@@ -336,7 +341,8 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 	if !isObject(raw, errs) {
 		return nil
 	}
-	e := newElement(raw, smartFields, "", errs)
+	var e element
+	e.init(raw, smartFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
 		return err
@@ -352,15 +358,15 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 	var dials []dial
 	if obj, ok := e.object("value"); ok {
 		seen := map[string]bool{}
-		eachMember(obj, func(name string, val []byte) {
+		eachMember(obj, func(name string, validKey bool, val []byte) {
 			field := "value." + name
 			switch {
 			case seen[name]:
 				e.fail(CodeInvalidField, field, "is given more than once")
-			case name == "" || len(name) > maxStringLen:
-				e.fail(CodeInvalidField, "value", "dial names must be 1 to 1024 bytes long")
+			case name == "" || len(name) > maxStringLen || !validKey:
+				e.fail(CodeInvalidField, "value", "dial names must be 1 to 1024 bytes of UTF-8")
 			default:
-				if v, ok := integerAt(e, field, val, 0, math.MaxInt64); ok {
+				if v, ok := integerAt(&e, field, val, 0, math.MaxInt64); ok {
 					dials = append(dials, dial{name, v})
 				}
 			}
@@ -386,7 +392,8 @@ func decodeMaxPower(ctx context.Context, raw []byte, sites *siteCache, errs *[]F
 	if !isObject(raw, errs) {
 		return nil
 	}
-	e := newElement(raw, maxFields, "", errs)
+	var e element
+	e.init(raw, maxFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
 		return err
@@ -407,7 +414,8 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	if !isObject(raw, errs) {
 		return nil
 	}
-	e := newElement(raw, curveFields, "", errs)
+	var e element
+	e.init(raw, curveFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
 		return err
@@ -434,12 +442,12 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	n := 0
 	eachElement(values, func(i int, raw []byte) {
 		n++
-		prefix := "values[" + strconv.Itoa(i) + "]"
 		if kindOf(raw) != kindObject {
-			e.fail(CodeInvalidField, prefix, "must be an object with beginTs or endTs, value and reliability")
+			e.fail(CodeInvalidField, pointPath(i), "must be an object with beginTs or endTs, value and reliability")
 			return
 		}
-		p := newElement(raw, pointFields, prefix+".", errs)
+		var p element
+		p.init(raw, pointFields, i, errs)
 		var at time.Time
 		var fromBegin, timeOK bool
 		switch hasBegin, hasEnd := p.present("beginTs"), p.present("endTs"); {
@@ -466,6 +474,11 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 				return
 			}
 		}
+		if len(rows.LoadCurvePoints) == cap(rows.LoadCurvePoints) {
+			// Doubling: append's 1.25 growth for large slices would copy 70,000 points
+			// many times over.
+			rows.LoadCurvePoints = slices.Grow(rows.LoadCurvePoints, max(256, cap(rows.LoadCurvePoints)))
+		}
 		rows.LoadCurvePoints = append(rows.LoadCurvePoints, LoadCurvePointRow{SiteID: siteID, PodID: podID,
 			BeginTS: begin, EndTS: end, GenerationTS: gen,
 			Value: value, Reliability: uint8(reliability), MeterReadingDate: day})
@@ -478,6 +491,8 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	}
 	return nil
 }
+
+func pointPath(i int) string { return "values[" + strconv.Itoa(i) + "]" }
 
 // isObject reports an element that is not a JSON object (the whole element is the field).
 func isObject(raw []byte, errs *[]FieldFailure) bool {
