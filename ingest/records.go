@@ -11,8 +11,22 @@ import (
 )
 
 // Validation of the four record kinds of interface.md "Archive file content". Each validator
-// reads one element, collects every problem it finds (not only the first) and returns the
-// element's rows only when there is none.
+// reads one element, collects every problem it finds (not only the first, at most 50) and
+// returns the element's rows only when there is none.
+//
+// Rules where the contract is silent (documented in the API description):
+//   - a field set to null is missing (MISSING_FIELD), except indexBeforeChange (false);
+//     unknown fields are ignored; a field given twice is INVALID_FIELD;
+//   - strings are non-empty UTF-8 of at most 1024 bytes; natures match exactly;
+//   - integers are JSON numbers with an exact integer value within int64 (3, 3.0 and 3e2 are,
+//     1.5 is not); index, dial, max-power and point values are >= 0, reliability is 0 or 1;
+//   - times lie within 1970-01-01T00:00:00Z..2105-12-31T23:59:59Z (the storage columns) and are
+//     stored to the second;
+//   - smart index values are a non-empty map of dial name to Wh (one row per dial);
+//     conversionFactors a map, possibly empty, of unit to a number > 0;
+//   - step is P[nD][T[nH][nM][nS]] with whole numbers, more than 0 and at most one day;
+//   - a load curve has at least one point; a point with beginTs covers [t, t+step), with endTs
+//     [t-step, t); alignment, order and the reading date of points are not checked.
 
 // The array names of a file.
 const (
