@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Validation of the four record kinds of interface.md "Archive file content". Each validator
@@ -45,6 +46,10 @@ var (
 const (
 	// maxStringLen bounds identifiers, natures and units.
 	maxStringLen = 1024
+	// maxKeyLen bounds dial and conversion unit names, which become part of field paths.
+	maxKeyLen = 64
+	// maxQuoted bounds a value quoted in a message (reports stay small whatever is sent).
+	maxQuoted = 64
 	// maxErrorsPerOperation bounds the errors listed for one element (a load curve of
 	// thousands of bad points lists the first ones).
 	maxErrorsPerOperation = 50
@@ -150,7 +155,7 @@ func (e *element) str(name string) (string, bool) {
 func (e *element) oneOf(name string, allowed map[string]bool, list string) (string, bool) {
 	s, ok := e.str(name)
 	if ok && !allowed[s] {
-		e.fail(CodeInvalidField, name, fmt.Sprintf("%q is not one of %s", s, list))
+		e.fail(CodeInvalidField, name, fmt.Sprintf("%s is not one of %s", quote(s), list))
 		return "", false
 	}
 	return s, ok
@@ -163,7 +168,7 @@ func (e *element) timeField(name string, parse func(string) (time.Time, error)) 
 	}
 	t, err := parse(s)
 	if err != nil {
-		e.fail(CodeInvalidField, name, fmt.Sprintf("%q %v", s, err))
+		e.fail(CodeInvalidField, name, fmt.Sprintf("%s %v", quote(s), err))
 		return time.Time{}, false
 	}
 	return t, true
@@ -258,7 +263,7 @@ func (e *element) resolve(ctx context.Context, sites *siteCache, id identity) (s
 			return "", false, err
 		}
 		if !ok {
-			e.fail(CodeUnknownSite, fSiteID, fmt.Sprintf("%q is not a site of this tenant", id.siteID))
+			e.fail(CodeUnknownSite, fSiteID, fmt.Sprintf("%s is not a site of this tenant", quote(id.siteID)))
 		}
 		return id.siteID, ok, nil
 	}
@@ -267,7 +272,7 @@ func (e *element) resolve(ctx context.Context, sites *siteCache, id identity) (s
 		return "", false, err
 	}
 	if !ok {
-		e.fail(CodeUnknownSite, fSiteCustomerID, fmt.Sprintf("%q with personCustomerId %q matches no site of this tenant", id.siteCustomerID, id.personCustomerID))
+		e.fail(CodeUnknownSite, fSiteCustomerID, fmt.Sprintf("%s with personCustomerId %s matches no site of this tenant", quote(id.siteCustomerID), quote(id.personCustomerID)))
 	}
 	return siteID, ok, nil
 }
@@ -317,16 +322,16 @@ func conversionFactors(e *element, obj []byte) ([]string, []float64) {
 	byUnit := map[string]float64{}
 	seen := map[string]bool{}
 	eachMember(obj, func(unit string, validKey bool, val []byte) {
+		if unit == "" || len(unit) > maxKeyLen || !validKey {
+			e.fail(CodeInvalidField, "conversionFactors", "unit names must be 1 to 64 bytes of UTF-8")
+			return
+		}
 		field := "conversionFactors." + unit
 		if seen[unit] {
 			e.fail(CodeInvalidField, field, "is given more than once")
 			return
 		}
 		seen[unit] = true
-		if unit == "" || len(unit) > maxStringLen || !validKey {
-			e.fail(CodeInvalidField, "conversionFactors", "unit names must be 1 to 1024 bytes of UTF-8")
-			return
-		}
 		if kindOf(val) != kindNumber {
 			e.fail(CodeInvalidField, field, "must be a number, not "+kindOf(val).String())
 			return
@@ -375,10 +380,10 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 		eachMember(obj, func(name string, validKey bool, val []byte) {
 			field := "value." + name
 			switch {
+			case name == "" || len(name) > maxKeyLen || !validKey:
+				e.fail(CodeInvalidField, "value", "dial names must be 1 to 64 bytes of UTF-8")
 			case seen[name]:
 				e.fail(CodeInvalidField, field, "is given more than once")
-			case name == "" || len(name) > maxStringLen || !validKey:
-				e.fail(CodeInvalidField, "value", "dial names must be 1 to 1024 bytes of UTF-8")
 			default:
 				if v, ok := integerAt(&e, field, val, 0, math.MaxInt64); ok {
 					dials = append(dials, dial{name, v})
@@ -439,7 +444,7 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	var step time.Duration
 	if s, ok := e.str("step"); ok {
 		if step, err = parseStep(s); err != nil {
-			e.fail(CodeInvalidField, "step", fmt.Sprintf("%q %v", s, err))
+			e.fail(CodeInvalidField, "step", fmt.Sprintf("%s %v", quote(s), err))
 		}
 	}
 	values := e.raw("values")
@@ -516,6 +521,18 @@ func isObject(raw []byte, errs *[]FieldFailure) bool {
 		return false
 	}
 	return true
+}
+
+// quote quotes s for a message, shortened.
+func quote(s string) string {
+	if len(s) > maxQuoted {
+		cut := maxQuoted
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // clip quotes a raw value for a message, shortened.

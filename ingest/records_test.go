@@ -276,3 +276,20 @@ func sortedKeys(m map[string]string) []string {
 	}
 	return keys
 }
+
+func TestMessagesStaySmall(t *testing.T) {
+	long := strings.Repeat("é", 600) // 1,200 bytes
+	_, rep := decodeText(t, "f.json", `{"smartElecIndexes":[{"siteId":"`+long[:1000]+`","podId":"P","nature":"`+long[:1000]+`","ts":"`+long[:1000]+`",`+
+		`"generationTs":"2024-01-01T00:00:00Z","value":{"`+long[:200]+`":1}}]}`)
+	wantFailures(t, rep,
+		"smartElecIndexes[0] UNKNOWN_SITE siteId",
+		"smartElecIndexes[0] INVALID_FIELD nature",
+		"smartElecIndexes[0] INVALID_FIELD ts",
+		"smartElecIndexes[0] INVALID_FIELD value",
+	)
+	for _, e := range rep.FailedOperations[0].Errors {
+		if len(e.Message) > 400 {
+			t.Errorf("%d-byte message: %s", len(e.Message), e.Message)
+		}
+	}
+}
