@@ -20,12 +20,13 @@ type Consumptions struct {
 	db            *schema.DB
 	reg           *registry.Store
 	defaultCarbon float64 // kgCO2e/kWh when the tariff names none
+	now           func() time.Time
 }
 
 // NewConsumptions returns the engine; defaultCarbon is the coefficient (kgCO2e/kWh) of sites
 // whose tariff has no carbonCoefficient (DefaultCarbonCoefficient is the service's default).
 func NewConsumptions(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Consumptions {
-	return &Consumptions{db: db, reg: reg, defaultCarbon: defaultCarbon}
+	return &Consumptions{db: db, reg: reg, defaultCarbon: defaultCarbon, now: time.Now}
 }
 
 // indexSources are the data sources that allow index readings; LOAD_CURVE allows the load curve.
@@ -84,17 +85,27 @@ func (c *Consumptions) Compute(ctx context.Context, site registry.Site, req Cons
 			return err
 		})
 	}
-	if useIndexes {
-		g.Go(func() (err error) {
-			readings, err = resolveReadings(gctx, c.db, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, strategy != StrategyNoEstimated)
-			return err
-		})
+	fetchReadings := func(ctx context.Context) (err error) {
+		bracket := strategy != StrategyNoEstimated
+		readings, err = resolveReadings(ctx, c.db, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, bracket, c.now())
+		return err
 	}
-	if loadCurveSteps || req.LoadCurveCompletion {
+	switch {
+	case loadCurveSteps: // indexes only answer a site without load curve in the period
 		g.Go(func() (err error) {
-			points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd)
-			return err
+			if points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd); err != nil || len(points) > 0 || !useIndexes {
+				return err
+			}
+			return fetchReadings(gctx)
 		})
+	case useIndexes:
+		g.Go(func() error { return fetchReadings(gctx) })
+		if req.LoadCurveCompletion {
+			g.Go(func() (err error) {
+				points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd)
+				return err
+			})
+		}
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -104,7 +115,7 @@ func (c *Consumptions) Compute(ctx context.Context, site registry.Site, req Cons
 		start: start, end: end,
 		series:         buildIndexSeries(readings, strategy, start, end),
 		points:         points,
-		fromLoadCurve:  loadCurveSteps && (len(points) > 0 || !useIndexes), // no load curve at all: indexes answer
+		fromLoadCurve:  loadCurveSteps && (len(points) > 0 || !useIndexes),
 		completion:     req.LoadCurveCompletion,
 		tou:            newTimeOfUse(tariff, loc),
 		canInterpolate: interpolationFor(strategy, start, end),

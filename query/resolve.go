@@ -122,8 +122,8 @@ const (
 //
 // One query reads [from − 35 days, to + 35 days]; a second one runs only when a series (or the
 // whole site) has no reading in one of the margins, and fetches the nearest reading within
-// 400 days on that side.
-func resolveReadings(ctx context.Context, db *schema.DB, tenantID, siteID string, natures []string, from, to time.Time, bracket bool) ([]reading, error) {
+// 400 days on that side (never after now: readings are not dated in the future).
+func resolveReadings(ctx context.Context, db *schema.DB, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
 	from, to = from.UTC(), to.UTC()
 	out, err := queryReadings(ctx, db, resolvedReadingsSQL, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
 	if err != nil {
@@ -134,6 +134,7 @@ func resolveReadings(ctx context.Context, db *schema.DB, tenantID, siteID string
 		return out, nil
 	}
 	before, after := missingBrackets(out, from, to)
+	after = after && to.Add(readingWindow).Before(now) // the window already reaches the present
 	if !before && !after {
 		return out, nil
 	}
