@@ -1,0 +1,283 @@
+// Command consbench measures the consumption endpoint on a generated data set (1,000 sites ×
+// one year of 30-minute load curves and daily smart indexes): latency p50/p99 for one site over
+// one year at DAYS, MONTHS and HOURS (the 1,200-step window), computed (cache bypassed) and
+// cached, beside the same aggregation run directly with clickhouse-client, then cached
+// throughput under concurrent load. It writes a markdown table (bench/results/consumption.md).
+//
+//	go run ./bench/cmd/consbench            # or: make bench
+//
+// The data set is generated once under --dir and reused by later runs.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"energy/apidocs"
+	"energy/bench"
+	"energy/query"
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+type options struct {
+	dir, dsn, out, cpuProfile string
+	sites, year               int
+	runs, cachedRuns          int
+	concurrency               int
+	loadDuration              time.Duration
+	loadRequests              int
+	regenerate, skipWrk       bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.dir, "dir", "./var/bench", "directory of the benchmark's ClickHouse (data kept between runs)")
+	flag.StringVar(&o.dsn, "clickhouse-dsn", "", "use this ClickHouse (database bench) instead of launching one under --dir")
+	flag.StringVar(&o.out, "out", "bench/results/consumption.md", "markdown result file")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the computed (uncached) requests to this file")
+	flag.IntVar(&o.sites, "sites", 1000, "sites in the data set")
+	flag.IntVar(&o.year, "year", 2024, "year of the readings")
+	flag.IntVar(&o.runs, "runs", 40, "timed runs per computed request and per direct SQL query")
+	flag.IntVar(&o.cachedRuns, "cached-runs", 2000, "timed runs per cached request")
+	flag.IntVar(&o.concurrency, "concurrency", 32, "concurrent clients of the throughput test")
+	flag.DurationVar(&o.loadDuration, "load-duration", 5*time.Second, "duration bound of each throughput test")
+	flag.IntVar(&o.loadRequests, "load-requests", 200000, "request bound of each throughput test")
+	flag.BoolVar(&o.regenerate, "regenerate", false, "drop and generate the data set again")
+	flag.BoolVar(&o.skipWrk, "skip-wrk", false, "do not run wrk even when installed")
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "consbench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+
+func run(ctx context.Context, o options) error {
+	dsn := o.dsn
+	if dsn == "" {
+		srv, err := schema.StartLocal(ctx, filepath.Join(o.dir, "clickhouse"))
+		if err != nil {
+			return fmt.Errorf("ClickHouse: %w", err)
+		}
+		defer srv.Stop()
+		dsn = srv.DSN("bench")
+	}
+	db, err := schema.Open(ctx, dsn, "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx, nil); err != nil {
+		return err
+	}
+	reg := registry.New(db)
+	spec := bench.Spec{Sites: o.sites, Year: o.year}
+	r := &report{spec: spec, opts: o}
+
+	present, err := bench.Present(ctx, db, spec)
+	if err != nil {
+		return err
+	}
+	if o.regenerate || !present {
+		if err := clearData(ctx, db); err != nil {
+			return err
+		}
+		logf("generating %d sites × 1 year (%d load-curve points and %d indexes each)...", spec.Sites, spec.PointsPerSite(), spec.IndexesPerSite())
+		start := time.Now()
+		err := bench.Generate(ctx, db, reg, spec, func(done int) {
+			if done%200 == 0 || done == spec.Sites {
+				logf("  %d sites loaded (%.0f s)", done, time.Since(start).Seconds())
+			}
+		})
+		if err != nil {
+			return err
+		}
+		r.loadTime = time.Since(start)
+		start = time.Now()
+		if err := bench.Optimize(ctx, db); err != nil {
+			return err
+		}
+		r.optimizeTime = time.Since(start)
+		logf("loaded in %.1f s, merged in %.1f s", r.loadTime.Seconds(), r.optimizeTime.Seconds())
+	}
+	if err := r.describeData(ctx, db); err != nil {
+		return err
+	}
+
+	engine := query.NewConsumptions(db, reg, apidocs.DefaultCarbonCoefficient)
+	cachedURL, stopCached, err := serve(reg, db, query.NewCachedConsumptions(engine, reg.Versions, query.DefaultCacheEntries, query.DefaultCacheBytes))
+	if err != nil {
+		return err
+	}
+	defer stopCached()
+	coldURL, stopCold, err := serve(reg, db, query.NewCachedConsumptions(engine, reg.Versions, 0, 0))
+	if err != nil {
+		return err
+	}
+	defer stopCold()
+	token, _, err := reg.CreateToken(ctx, bench.Tenant, []string{string(registry.ScopeRead)}, 24*time.Hour, "consbench")
+	if err != nil {
+		return err
+	}
+	client := newClient(o.concurrency)
+	site := bench.SiteID(o.sites / 2)
+
+	for _, sc := range scenarios(site, o.year) {
+		res := &scenarioResult{scenario: sc}
+		logf("%s: checking the answer...", sc.name)
+		if err := check(client, coldURL+sc.path, token, sc, res); err != nil {
+			return err
+		}
+		if err := check(client, cachedURL+sc.path, token, sc, res); err != nil { // also fills the cache
+			return err
+		}
+		logf("%s: %d computed requests...", sc.name, o.runs)
+		stopProfile := startProfile(o.cpuProfile, sc.name)
+		res.cold, err = timeRequests(client, coldURL+sc.path, token, o.runs, "MISS")
+		stopProfile()
+		if err != nil {
+			return err
+		}
+		logf("%s: %d cached requests...", sc.name, o.cachedRuns)
+		if res.cached, err = timeRequests(client, cachedURL+sc.path, token, o.cachedRuns, "HIT"); err != nil {
+			return err
+		}
+		logf("%s: direct SQL with clickhouse-client...", sc.name)
+		if res.sql, err = timeSQL(ctx, dsn, sc.sql, o.runs); err != nil {
+			return err
+		}
+		r.scenarios = append(r.scenarios, res)
+	}
+	for _, sc := range scenarios(site, o.year) {
+		if sc.name == "HOURS" {
+			continue
+		}
+		logf("%s: cached throughput, %d clients, at most %s or %d requests...", sc.name, o.concurrency, o.loadDuration, o.loadRequests)
+		lr, err := loadTest(client, cachedURL+sc.path, token, o.concurrency, o.loadDuration, o.loadRequests)
+		if err != nil {
+			return err
+		}
+		lr.scenario = sc
+		if !o.skipWrk {
+			lr.wrk = runWrk(ctx, cachedURL+sc.path, token, o.concurrency, o.loadDuration)
+		}
+		r.loads = append(r.loads, lr)
+	}
+	md := r.markdown()
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Print(md)
+	logf("written to %s", o.out)
+	return nil
+}
+
+// clearData empties the readings and reference tables of the benchmark database.
+func clearData(ctx context.Context, db *schema.DB) error {
+	for _, t := range []string{"load_curve_points", "elec_indexes", "sites", "tariffs"} {
+		var n uint64
+		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+t+" WHERE tenant_id = ?", bench.Tenant).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			continue
+		}
+		if err := db.Conn.Exec(ctx, "TRUNCATE TABLE "+t); err != nil {
+			return fmt.Errorf("empty %s (use a fresh --dir): %w", t, err)
+		}
+	}
+	return nil
+}
+
+// serve runs the main API with cons on a loopback port.
+func serve(reg *registry.Store, db *schema.DB, cons apidocs.ConsumptionService) (string, func(), error) {
+	h, _ := apidocs.NewMain(apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: cons})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+func newClient(conc int) *http.Client {
+	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+		MaxIdleConns: conc * 2, MaxIdleConnsPerHost: conc * 2, DisableCompression: true, IdleConnTimeout: time.Minute,
+	}}
+}
+
+// get sends one request and reads the whole body.
+func get(client *http.Client, url, token string) (int, []byte, http.Header, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header, err
+}
+
+func timeRequests(client *http.Client, url, token string, n int, wantCache string) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	for range n {
+		start := time.Now()
+		st, b, hdr, err := get(client, url, token)
+		d := time.Since(start)
+		if err != nil {
+			return nil, err
+		}
+		if st != http.StatusOK {
+			return nil, fmt.Errorf("%s: %d %s", url, st, b)
+		}
+		if c := hdr.Get("X-Cache"); c != wantCache {
+			return nil, fmt.Errorf("%s: X-Cache %q, want %s", url, c, wantCache)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func startProfile(path, name string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(fmt.Sprintf("%s.%s", path, name))
+	if err != nil {
+		logf("cpuprofile: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		logf("cpuprofile: %v", err)
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+var errBadAnswer = errors.New("unexpected answer")

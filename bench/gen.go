@@ -1,0 +1,267 @@
+// Package bench holds the reproducible benchmarks of the service and their data generator.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// Data set of the consumption benchmark: one tenant, one HPHC tariff and Sites sites, each with
+// one year of 30-minute load-curve points and the daily smart indexes of its two dials.
+const (
+	Tenant    = "bench"
+	TariffID  = "BENCH-HPHC"
+	Timezone  = "Europe/Paris"
+	jobID     = "bench-generator"
+	dialHC    = "1" // HC: 22:00-06:00 local
+	dialHP    = "2"
+	hcFrom    = 22
+	hcTo      = 6
+	pointStep = 30 * time.Minute
+	// sitesPerBatch keeps one insert around 0.9 M load-curve rows.
+	sitesPerBatch = 50
+)
+
+// SiteID is the id of the i-th benchmark site.
+func SiteID(i int) string { return fmt.Sprintf("B%04d", i) }
+
+func podID(i int) string { return fmt.Sprintf("PDL%011d", 40000000000+i) }
+
+// Spec sizes the data set.
+type Spec struct {
+	Sites int
+	Year  int // local calendar year of the readings
+}
+
+// PointsPerSite is the number of load-curve points of one site (46 or 50 on DST days).
+func (s Spec) PointsPerSite() int {
+	loc, _ := time.LoadLocation(Timezone)
+	from := time.Date(s.Year, 1, 1, 0, 0, 0, 0, loc)
+	return int(time.Date(s.Year+1, 1, 1, 0, 0, 0, 0, loc).Sub(from) / pointStep)
+}
+
+// IndexesPerSite is the number of index rows of one site: a reading per dial at every local
+// midnight from January 1st to the next January 1st included.
+func (s Spec) IndexesPerSite() int {
+	loc, _ := time.LoadLocation(Timezone)
+	days := int(time.Date(s.Year+1, 1, 1, 12, 0, 0, 0, loc).Sub(time.Date(s.Year, 1, 1, 12, 0, 0, 0, loc)).Hours()/24 + 0.5)
+	return 2 * (days + 1)
+}
+
+// Present reports whether the data set is already loaded in full (so a rerun skips loading).
+func Present(ctx context.Context, db *schema.DB, s Spec) (bool, error) {
+	var points, indexes uint64
+	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM load_curve_points WHERE tenant_id = ?", Tenant).Scan(&points); err != nil {
+		return false, err
+	}
+	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM elec_indexes WHERE tenant_id = ?", Tenant).Scan(&indexes); err != nil {
+		return false, err
+	}
+	return points == uint64(s.Sites*s.PointsPerSite()) && indexes == uint64(s.Sites*s.IndexesPerSite()), nil
+}
+
+// Tariff is the contract of every benchmark site.
+func Tariff(year int) registry.Tariff {
+	carbon := 0.052
+	return registry.Tariff{
+		TenantID: Tenant, TariffID: TariffID, Option: registry.OptionHPHC,
+		DialHeadings:   map[string]string{dialHC: "HC", dialHP: "HP"},
+		HeadingGroups:  map[string]string{"HC": "HC", "HP": "HP"},
+		TimeOfUse:      []registry.TimeOfUse{{From: "22:00", To: "06:00", Heading: "HC"}},
+		DefaultHeading: "HP",
+		Prices: []registry.PricePeriod{
+			{ValidFrom: fmt.Sprintf("%d-01-01", year-1), ByHeading: map[string]float64{"HC": 0.2068, "HP": 0.2700}},
+			{ValidFrom: fmt.Sprintf("%d-08-01", year), ByHeading: map[string]float64{"HC": 0.2088, "HP": 0.2712}},
+		},
+		StandingCharges:   []registry.StandingChargePeriod{{ValidFrom: fmt.Sprintf("%d-01-01", year-1), Yearly: map[string]float64{"subscription": 151.20, "cta": 21.35}}},
+		CarbonCoefficient: &carbon,
+	}
+}
+
+// Generate loads the data set: the tariff and sites through the registry, the readings with
+// column-wise PrepareBatch inserts of sitesPerBatch sites each. progress, when not nil, gets
+// the number of sites loaded so far.
+func Generate(ctx context.Context, db *schema.DB, reg *registry.Store, s Spec, progress func(done int)) error {
+	if err := reg.PutTariff(ctx, Tariff(s.Year)); err != nil {
+		return fmt.Errorf("tariff: %w", err)
+	}
+	if err := putSites(ctx, reg, s.Sites); err != nil {
+		return err
+	}
+	loc, err := time.LoadLocation(Timezone)
+	if err != nil {
+		return err
+	}
+	for first := 0; first < s.Sites; first += sitesPerBatch {
+		last := min(first+sitesPerBatch, s.Sites)
+		var curve curveColumns
+		var idx indexColumns
+		for i := first; i < last; i++ {
+			generateSite(i, s.Year, loc, &curve, &idx)
+		}
+		if err := curve.insert(ctx, db); err != nil {
+			return fmt.Errorf("load curves of sites %d-%d: %w", first, last-1, err)
+		}
+		if err := idx.insert(ctx, db); err != nil {
+			return fmt.Errorf("indexes of sites %d-%d: %w", first, last-1, err)
+		}
+		if progress != nil {
+			progress(last)
+		}
+	}
+	return nil
+}
+
+func putSites(ctx context.Context, reg *registry.Store, n int) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	next := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range next {
+				s := registry.Site{TenantID: Tenant, SiteID: SiteID(i), Timezone: Timezone, TariffID: TariffID, HeatingFluid: registry.HeatingElec}
+				if err := reg.PutSite(ctx, s); err != nil {
+					select {
+					case errs <- fmt.Errorf("site %s: %w", s.SiteID, err):
+					default:
+					}
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+// generateSite appends site i's year: 30-minute average powers (even watts, so that a point's
+// energy, W × 0.5 h, is a whole number of Wh) and, at each local midnight, the cumulative index
+// of each dial, equal to the start index plus the curve's energy so far in that dial's hours.
+func generateSite(i, year int, loc *time.Location, curve *curveColumns, idx *indexColumns) {
+	rng := rand.New(rand.NewPCG(uint64(i), 2024))
+	site, pod := SiteID(i), podID(i)
+	base := 120 + float64(i%17)*15
+	heating := 600 + float64(i%7)*250
+	waterHeater := i%3 == 0
+	index := map[string]int64{dialHC: 5_000_000 + int64(i)*1000, dialHP: 9_000_000 + int64(i)*1500}
+
+	from, end := time.Date(year, 1, 1, 0, 0, 0, 0, loc), time.Date(year+1, 1, 1, 0, 0, 0, 0, loc)
+	day := from
+	for t := from; t.Before(end); t = t.Add(pointStep) {
+		local := t.In(loc)
+		if local.Hour() == 0 && local.Minute() == 0 { // local midnight: the day's indexes
+			day = local
+			idx.add(site, pod, t, index)
+		}
+		h := float64(local.Hour()) + float64(local.Minute())/60
+		season := math.Max(0, math.Cos(2*math.Pi*float64(local.YearDay()-15)/365)) // 1 mid-January, 0 from spring to autumn
+		w := base + heating*season*(0.6+0.4*math.Cos(2*math.Pi*(h-5)/24))
+		w += 900 * math.Exp(-math.Pow(h-7.5, 2)/1.5) // morning
+		w += 1400 * math.Exp(-math.Pow(h-19.5, 2)/3) // evening
+		if waterHeater && (h >= 23 || h < 2) {
+			w += 2200
+		}
+		w += rng.Float64() * 80
+		watts := int64(w/2) * 2
+		curve.add(site, pod, t, watts, day)
+		dial := dialHP
+		if local.Hour() >= hcFrom || local.Hour() < hcTo {
+			dial = dialHC
+		}
+		index[dial] += watts / 2 // Wh over 30 minutes
+	}
+	idx.add(site, pod, end, index)
+}
+
+type curveColumns struct {
+	tenant, site, pod, job []string
+	begin, endTs, gen, day []time.Time
+	value                  []int64
+	reliability            []uint8
+}
+
+func (c *curveColumns) add(site, pod string, begin time.Time, watts int64, localDay time.Time) {
+	c.tenant = append(c.tenant, Tenant)
+	c.site = append(c.site, site)
+	c.pod = append(c.pod, pod)
+	c.begin = append(c.begin, begin.UTC())
+	c.endTs = append(c.endTs, begin.Add(pointStep).UTC())
+	c.gen = append(c.gen, time.Date(localDay.Year(), localDay.Month(), localDay.Day()+1, 6, 0, 0, 0, time.UTC))
+	c.value = append(c.value, watts)
+	c.reliability = append(c.reliability, 0)
+	c.day = append(c.day, time.Date(localDay.Year(), localDay.Month(), localDay.Day(), 0, 0, 0, 0, time.UTC))
+	c.job = append(c.job, jobID)
+}
+
+func (c *curveColumns) insert(ctx context.Context, db *schema.DB) error {
+	return insertColumns(ctx, db, "INSERT INTO load_curve_points (tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id)",
+		c.tenant, c.site, c.pod, c.begin, c.endTs, c.gen, c.value, c.reliability, c.day, c.job)
+}
+
+type indexColumns struct {
+	tenant, site, pod, nature, dial, job []string
+	ts, gen                              []time.Time
+	ibc                                  []uint8
+	value                                []int64
+}
+
+func (c *indexColumns) add(site, pod string, ts time.Time, index map[string]int64) {
+	for _, dial := range []string{dialHC, dialHP} {
+		c.tenant = append(c.tenant, Tenant)
+		c.site = append(c.site, site)
+		c.pod = append(c.pod, pod)
+		c.ts = append(c.ts, ts.UTC())
+		c.ibc = append(c.ibc, 0)
+		c.nature = append(c.nature, "MKT_SMART_DISTRIBUTOR")
+		c.gen = append(c.gen, ts.Add(6*time.Hour).UTC())
+		c.dial = append(c.dial, dial)
+		c.value = append(c.value, index[dial])
+		c.job = append(c.job, jobID)
+	}
+}
+
+func (c *indexColumns) insert(ctx context.Context, db *schema.DB) error {
+	return insertColumns(ctx, db, "INSERT INTO elec_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id)",
+		c.tenant, c.site, c.pod, c.ts, c.ibc, c.nature, c.gen, c.dial, c.value, c.job)
+}
+
+// insertColumns sends one batch, column by column (far faster than row appends).
+func insertColumns(ctx context.Context, db *schema.DB, insert string, columns ...any) error {
+	b, err := db.Conn.PrepareBatch(ctx, insert)
+	if err != nil {
+		return err
+	}
+	for i, col := range columns {
+		if err := b.Column(i).Append(col); err != nil {
+			_ = b.Abort()
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+	}
+	return b.Send()
+}
+
+// Optimize merges the readings tables so that every run measures the same, settled storage
+// (queries use FINAL and never depend on merges; merged parts only make them cheaper).
+func Optimize(ctx context.Context, db *schema.DB) error {
+	for _, t := range []string{"load_curve_points", "elec_indexes", "sites", "tariffs"} {
+		if err := db.Conn.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL"); err != nil {
+			return fmt.Errorf("optimize %s: %w", t, err)
+		}
+	}
+	return nil
+}
