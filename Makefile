@@ -37,5 +37,11 @@ stop:
 bench-ingest:
 	$(GO) run ./bench/ingest --out bench/results/ingest.md
 
+# Consumption endpoint on 1,000 sites × one year: computed vs cached vs direct SQL latency and
+# cached throughput; the data set is generated once under var/bench; writes bench/results/consumption.md.
+.PHONY: bench
+bench:
+	$(GO) run ./bench/cmd/consbench --out bench/results/consumption.md
+
 clean:
 	rm -rf bin
