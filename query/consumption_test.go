@@ -355,6 +355,18 @@ func TestConsumptionIndexRules(t *testing.T) {
 			global: &wantItem{wh: ptr(200), eur: ptr(2.05), status: StatusComplete, nature: NatureEstimated, quality: ptr(0)},
 		},
 		{
+			// Two points of delivery on one site: their dials add up under the heading
+			// (300 + 500 Wh), one reading interval each → aggregated.
+			name:   "two pods add up",
+			tariff: base,
+			indexes: []idxRow{
+				{ts: pd("2024-03-01"), dial: "1", value: 0, pod: "PDL-A"}, {ts: pd("2024-03-02"), dial: "1", value: 300, pod: "PDL-A"},
+				{ts: pd("2024-03-01"), dial: "1", value: 1000, pod: "PDL-B"}, {ts: pd("2024-03-02"), dial: "1", value: 1500, pod: "PDL-B"},
+			},
+			req:   days("2024-03-01", "2024-03-02"),
+			items: []wantItem{{wh: ptr(800), byHeading: map[string]float64{"BASE": 800}, eur: ptr(1.2), quality: ptr(100), aggregated: isTrue()}},
+		},
+		{
 			// No tariff: headings are the dial numbers, no cost; carbon from the service default
 			// (0.06 kgCO2e/kWh in the fixture) is checked in TestConsumptionCarbon.
 			name:    "no tariff keys by dial",
