@@ -16,6 +16,48 @@ import (
 // Consumptions is the electricity consumption engine (endpoint 4). Per request it reads the
 // site's tariff, the winning index readings (resolved in SQL) and, when needed, the load curve,
 // concurrently; everything else (steps, interpolation, strategies, cost) is done in Go.
+//
+// Rules, from decisions §4 and "Precisions", with the choices where they are silent:
+//
+//   - Readings: per (pod, ts, indexBeforeChange) the winning record is chosen in SQL (resolve.go):
+//     category filter, latest generationTs per nature family (an _INVALID twin of the same
+//     generation wins the tie), an _INVALID winner removes the family there, then priority
+//     distributor > DTN_CUSTOMER_ACK > MKT_CUSTOMER > MKT_ESTIMATION. A site's points of
+//     delivery and dials are separate series whose energies add up.
+//   - A step's energy is the part of each reading interval inside it, prorated by time (the
+//     linear interpolation of the index at the boundary; an interpolated index is estimated).
+//     NO_ESTIMATED: no interpolation and no MKT_ESTIMATION reading, a step counts only the
+//     intervals between readings it contains (boundaries included). SURROUNDING_ESTIMATED:
+//     interpolation only at the requested period's start and end, MKT_ESTIMATION readings only
+//     outside the period or before its first / after its last real reading. ALL_ESTIMATED: both
+//     anywhere. The global item is one step over the whole period under the same rules.
+//   - Load curve: a point gives W × hours, prorated where it straddles a boundary; it answers
+//     HOURS/MINUTES steps when LOAD_CURVE is allowed and the period has points (else indexes
+//     answer), every step when no index source is allowed, and with loadCurveCompletion the
+//     parts before the first and after the last real index data, where it has points. Its
+//     energy goes to headings by the tariff's timeOfUse (default heading otherwise; BASE
+//     without tariff). A point of reliability 1 covers but is not real data.
+//   - Index sources: SMART_METER, LEGACY_INDEX, INTRADAY and SENSOR all allow index readings
+//     (indexCategories filters their natures); LOAD_CURVE allows the load curve.
+//   - Headings: a dial's heading is the tariff's dialHeadings entry, else its default heading;
+//     without tariff, the dial number itself. With a tariff and data, byTariffHeading lists
+//     every heading of the tariff (0 when unused). Ratios: from unrounded energies; a heading
+//     without group is its own group; empty maps when the energy is null or 0.
+//   - Items: quality = 100 × real (not estimated, reliability 0) covered time ÷ step duration;
+//     status COMPLETE when the step is covered (estimated data covers), PARTIAL, NO_DATA;
+//     nature ESTIMATED when any estimated or unreliable data went in, REAL otherwise (NO_DATA
+//     included); aggregated when more than one reading interval or load-curve point went in;
+//     indexNatures the natures of the readings bounding the intervals used.
+//   - Cost: each part of a piece of energy lying in one local day is priced at that day's price
+//     (energy spread evenly over a reading interval, i.e. the index interpolated at local
+//     midnights); the standing charge of every local day of the step is yearly ÷ days of its
+//     year, times the covered share of the day, whatever the data. Days before the first
+//     validFrom have no price and are not costed. No cost member for a NO_DATA step.
+//   - Rounding only at the output: Wh to 0.001, EUR to 0.0001, kgCO2e to 0.000001, quality to
+//     0.01.
+//   - computationPeriod: from the first to the last instant covered by data, ending at the end
+//     of the 1,200th step when the window truncates; absent when that is the requested period,
+//     and when nothing at all was computed (unless truncated).
 type Consumptions struct {
 	db            *schema.DB
 	reg           *registry.Store
