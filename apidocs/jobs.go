@@ -324,6 +324,8 @@ func limitUpload(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		// A client trickling its upload does not hold a connection (and a spool file) forever.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
 		body := r.Body
 		r.Body = http.MaxBytesReader(w, body, ingest.MaxArchiveBytes+uploadOverhead)
 		rec := &emptyTooLarge{ResponseWriter: w}
@@ -340,8 +342,12 @@ func limitUpload(next http.Handler) http.Handler {
 	})
 }
 
-// drainLimit bounds what is read of a refused upload's body.
-const drainLimit = 16 << 20
+const (
+	// drainLimit bounds what is read of a refused upload's body.
+	drainLimit = 16 << 20
+	// uploadReadTimeout bounds the time to receive a submission's body.
+	uploadReadTimeout = 2 * time.Minute
+)
 
 // emptyTooLarge drops the body and content headers of a 413.
 type emptyTooLarge struct {
