@@ -143,7 +143,7 @@ if bin/energyctl help 2>&1 | grep -qE '^ +demo +'; then
     say "demo readings already loaded (rm var/demo-loaded to load them again)"
   else
     say "loading demo readings (energyctl demo)"
-    bin/energyctl demo --tenant "$tenant" --api "$api" --token "$token" --data-dir "$var" --year $((year - 1)) >"$var/demo.log"
+    bin/energyctl demo --tenant "$tenant" --api "$api" --token "$token" --data-dir "$var" --year $((year - 1)) --years 2 >"$var/demo.log"
     touch "$var/demo-loaded"
   fi
 fi
@@ -161,6 +161,7 @@ Try (each line works when pasted):
 curl -s -H 'Authorization: Bearer $token' $api/v2/sites/demo-home
 curl -s -H 'Authorization: Bearer $token' $api/v2/tariffs/HPHC-9KVA
 curl -s -H 'Authorization: Bearer $token' '$api/v2/sites/$site/fluids/elec/consumptions?startTs=$((year - 1))-01-01T00:00:00&endTs=$year-01-01T00:00:00&stepUnit=MONTHS'
+curl -s -H 'Authorization: Bearer $token' '$api/v1/sites/$site/yearly-elec-energies-comparisons?years=$((year - 1))'
 curl -s $api/openapi.yaml | head -n 40
 curl -s $api/metrics | grep '^energy_http_requests_total'
 API documentation: $api/docs
