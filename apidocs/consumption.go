@@ -16,11 +16,10 @@ import (
 	"energy/schema/registry"
 )
 
-// DefaultCarbonCoefficient is the service's carbon intensity of electricity (kgCO2e/kWh) for
-// sites whose tariff names none: the French average consumption mix of ADEME's Base Empreinte
-// ("Électricité - 2022 - mix moyen - consommation"), 0.052 kgCO2e/kWh. energyd's
-// --carbon-coefficient overrides it.
-const DefaultCarbonCoefficient = 0.052
+// DefaultCarbonCoefficient is the carbon intensity (kgCO2e/kWh) of sites whose tariff names
+// none when energyd's --carbon-coefficient is not set: query.DefaultCarbonCoefficient (ADEME
+// Base Empreinte, French average consumption mix).
+const DefaultCarbonCoefficient = query.DefaultCarbonCoefficient
 
 // Consumption options (the repeatable options parameter).
 const (
@@ -257,7 +256,7 @@ type ConsumptionService interface {
 // coefficient behind a default-sized cache.
 func addConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) {
 	if cons == nil {
-		engine := query.NewConsumptions(reg.DB(), reg, DefaultCarbonCoefficient)
+		engine := query.NewConsumptions(reg.DB(), reg, query.DefaultCarbonCoefficient)
 		cons = query.NewCachedConsumptions(engine, reg.Versions, query.DefaultCacheEntries, query.DefaultCacheBytes)
 	}
 	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[query.ConsumptionResult](), true, "ConsumptionResult")

@@ -47,7 +47,7 @@ func newConsumptionHarness(t *testing.T, engine query.ConsumptionEngine) (*harne
 	db := chtest.DB(t)
 	reg := registry.New(db)
 	if engine == nil {
-		engine = query.NewConsumptions(db, reg, DefaultCarbonCoefficient)
+		engine = query.NewConsumptions(db, reg, query.DefaultCarbonCoefficient)
 	}
 	cache := query.NewCachedConsumptions(engine, reg.Versions, 1000, 0)
 	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, Consumptions: cache})

@@ -121,7 +121,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 
-	engine := query.NewConsumptions(db, reg, apidocs.DefaultCarbonCoefficient)
+	engine := query.NewConsumptions(db, reg, query.DefaultCarbonCoefficient)
 	cachedURL, stopCached, err := serve(reg, db, query.NewCachedConsumptions(engine, reg.Versions, query.DefaultCacheEntries, query.DefaultCacheBytes))
 	if err != nil {
 		return err
