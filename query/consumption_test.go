@@ -456,6 +456,43 @@ func TestConsumptionGapUnderEachStrategy(t *testing.T) {
 	})
 }
 
+// TestConsumptionEstimatesCompleteTheEnds: MKT_ESTIMATION readings at 01-01 (0), 01-02 (100) and
+// 01-05 (400) around real ones at 01-03 (200) and 01-04 (300); [01-01, 01-05) by day.
+func TestConsumptionEstimatesCompleteTheEnds(t *testing.T) {
+	readings := []idxRow{
+		{ts: pd("2024-01-01"), dial: "1", value: 0, nature: "MKT_ESTIMATION"},
+		{ts: pd("2024-01-02"), dial: "1", value: 100, nature: "MKT_ESTIMATION"},
+		{ts: pd("2024-01-03"), dial: "1", value: 200},
+		{ts: pd("2024-01-04"), dial: "1", value: 300},
+		{ts: pd("2024-01-05"), dial: "1", value: 400, nature: "MKT_ESTIMATION"},
+	}
+	est := wantItem{wh: ptr(100), status: StatusComplete, nature: NatureEstimated, quality: ptr(0), eur: ptr(1.025)}
+	runConsumptionCases(t, []consumptionCase{
+		{
+			// SURROUNDING_ESTIMATED (default): the estimations before the first and after the
+			// last real reading complete the period: 100 Wh a day, the first two and the last
+			// estimated.
+			name: "surrounding", tariff: tariffPtr(baseTariff()), indexes: readings,
+			req: days("2024-01-01", "2024-01-05"),
+			items: []wantItem{est, est,
+				{wh: ptr(100), status: StatusComplete, nature: NatureReal, quality: ptr(100), natures: smart, eur: ptr(1.025)},
+				{wh: ptr(100), status: StatusComplete, nature: NatureEstimated, quality: ptr(0), natures: []string{"MKT_ESTIMATION", "MKT_SMART_DISTRIBUTOR"}, eur: ptr(1.025)}},
+		},
+		{
+			// NO_ESTIMATED: only 01-03 → 01-04 counts; computationPeriod is that day.
+			name: "no estimated", tariff: tariffPtr(baseTariff()), indexes: readings,
+			req: withStrategy(days("2024-01-01", "2024-01-05"), StrategyNoEstimated),
+			items: []wantItem{
+				{wh: nil, status: StatusNoData, flags: []string{FlagMissingData}},
+				{wh: nil, status: StatusNoData, flags: []string{FlagMissingData}},
+				{wh: ptr(100), status: StatusComplete, nature: NatureReal, eur: ptr(1.025)},
+				{wh: nil, status: StatusNoData, flags: []string{FlagMissingData}},
+			},
+			cp: [2]string{"2024-01-03T00:00", "2024-01-04T00:00"},
+		},
+	})
+}
+
 // hphcShiftedTariff sends 09:30–10:30 local to HC (0.20 EUR/kWh), the rest to HP (0.30), no
 // standing charge.
 func hphcShiftedTariff() registry.Tariff {
