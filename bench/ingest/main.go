@@ -160,33 +160,39 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
+	// Each clickhouse-client insert goes into fresh tables of its own database: re-inserting the
+	// same rows into one ReplacingMergeTree would let merges collapse them before counting.
 	log.Printf("clickhouse-client inserts")
-	cc, err := schema.Open(ctx, ch.DSN("cc"), "")
-	if err != nil {
-		return err
-	}
-	defer cc.Close()
-	if err := cc.Migrate(ctx, nil); err != nil {
-		return err
-	}
 	for i, a := range archives {
 		path := filepath.Join(tmp, a.Table+".jsonl")
 		if err := os.WriteFile(path, a.RowsJSON, 0o644); err != nil {
 			return err
 		}
-		for range o.runs {
-			d, err := clientInsert(ctx, o.clientBin, ch.Port, a.Table, a.Columns, path)
+		for r := range o.runs {
+			database := fmt.Sprintf("cc_%s_%d", a.Table, r)
+			cc, err := schema.Open(ctx, ch.DSN(database), "")
 			if err != nil {
 				return err
 			}
+			if err := cc.Migrate(ctx, nil); err != nil {
+				cc.Close()
+				return err
+			}
+			d, err := clientInsert(ctx, o.clientBin, ch.Port, database, a.Table, a.Columns, path)
+			if err != nil {
+				cc.Close()
+				return err
+			}
 			results[i].clientTimes = append(results[i].clientTimes, d)
-		}
-		var n uint64
-		if err := cc.Conn.QueryRow(ctx, "SELECT count() FROM "+a.Table).Scan(&n); err != nil {
-			return err
-		}
-		if n != uint64(a.Rows*o.runs) {
-			return fmt.Errorf("clickhouse-client stored %d rows in cc.%s, want %d", n, a.Table, a.Rows*o.runs)
+			var n uint64
+			err = cc.Conn.QueryRow(ctx, "SELECT count() FROM "+a.Table).Scan(&n)
+			cc.Close()
+			if err != nil {
+				return err
+			}
+			if n != uint64(a.Rows) {
+				return fmt.Errorf("clickhouse-client stored %d rows in %s.%s, want %d", n, database, a.Table, a.Rows)
+			}
 		}
 	}
 
@@ -377,13 +383,13 @@ func checkStored(ctx context.Context, db *schema.DB, j finishedJob, a benchArchi
 
 // clientInsert times clickhouse-client inserting the JSONEachRow file (process start included:
 // that is what loading a file with the stock tool costs).
-func clientInsert(ctx context.Context, bin string, port int, table, columns, path string) (time.Duration, error) {
+func clientInsert(ctx context.Context, bin string, port int, database, table, columns, path string) (time.Duration, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	query := fmt.Sprintf("INSERT INTO cc.%s (%s) FORMAT JSONEachRow", table, columns)
+	query := fmt.Sprintf("INSERT INTO %s.%s (%s) FORMAT JSONEachRow", database, table, columns)
 	cmd := exec.CommandContext(ctx, bin, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--query", query)
 	cmd.Stdin = f
 	var stderr bytes.Buffer
