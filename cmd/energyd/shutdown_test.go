@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,6 +107,30 @@ func (d *daemon) waitLine(t *testing.T, s string, within time.Duration) {
 	}
 }
 
+// waitInFlight polls /metrics until energy_http_requests_in_flight of the main listener is at
+// least n.
+func (d *daemon) waitInFlight(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	gauge := regexp.MustCompile(`(?m)^energy_http_requests_in_flight\{listener="main"\} (\d+)`)
+	deadline := time.Now().Add(within)
+	for {
+		resp, err := http.Get("http://" + d.addr + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if m := gauge.FindSubmatch(b); m != nil {
+				if v, _ := strconv.Atoi(string(m[1])); v >= n {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("energyd never had %d requests in flight within %v", n, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestSIGTERMFinishesInFlightRequests sends SIGTERM while a PUT is half received: energyd
 // stops accepting connections, lets the request finish (its site is stored and the client gets
 // 200), then exits 0.
@@ -136,6 +162,9 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	fmt.Fprintf(conn, "PUT /v2/sites/INFLIGHT HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 		d.addr, secret, len(body), body[:half])
 
+	// Go drops a request that it has not started reading when shutdown begins: wait until ours
+	// is inside the handlers (the in-flight gauge counts it and the /metrics request itself).
+	d.waitInFlight(t, 2, 30*time.Second)
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
