@@ -146,6 +146,7 @@ func run(ctx context.Context, o options) error {
 	for r := range o.runs {
 		for i, a := range archives {
 			log.Printf("run %d/%d: %s", r+1, o.runs, a.Name)
+			waitForMerges(ctx, db)
 			before := insertSeconds(api)
 			j, err := submitAndWait(ctx, api, token, *a)
 			if err != nil {
@@ -178,6 +179,7 @@ func run(ctx context.Context, o options) error {
 				cc.Close()
 				return err
 			}
+			waitForMerges(ctx, db)
 			d, err := clientInsert(ctx, o.clientBin, ch.Port, database, a.Table, a.Columns, path)
 			if err != nil {
 				cc.Close()
@@ -369,6 +371,23 @@ func doJSON(req *http.Request, out any) error {
 	return json.Unmarshal(b, out)
 }
 
+// waitForMerges lets the background merges of earlier runs finish (10 s at most), so that
+// every measurement starts from a quiet server.
+func waitForMerges(ctx context.Context, db *schema.DB) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var n uint64
+		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM system.merges").Scan(&n); err != nil || n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // checkStored verifies that the job stored exactly the archive's rows.
 func checkStored(ctx context.Context, db *schema.DB, j finishedJob, a benchArchive) error {
 	var n uint64
@@ -461,7 +480,7 @@ func machine(chVersion string, o options) string {
 	}
 	return fmt.Sprintf("- Machine: %s cores (nproc), %s; load average %s when the table was written\n"+
 		"- Date: %s; commit %s; %s; ClickHouse %s launched by the benchmark; energyd with %d workers\n"+
-		"- Each time is the median of %d runs after one small warm-up archive; end-to-end = from the start of the POST to the first poll (every %s) that sees DONE, every operation OK and the rows counted in ClickHouse\n"+
+		"- Each time is the median of %d runs after one small warm-up archive, each run started once ClickHouse has no merge running; end-to-end = from the start of the POST to the first poll (every %s) that sees DONE, every operation OK and the rows counted in ClickHouse\n"+
 		"- clickhouse-client: `clickhouse-client --query \"INSERT INTO db.<table> (<columns>) FORMAT JSONEachRow\" < rows.jsonl`, the same rows as the service stores, process start included\n",
 		cpus, model, load, time.Now().UTC().Format("2006-01-02 15:04 UTC"), commit, goVersion, chVersion, o.workers, o.runs, pollEvery)
 }
