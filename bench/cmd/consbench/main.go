@@ -121,6 +121,8 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 
+	trace := &chTrace{}
+	db.Conn = tracedConn{Conn: db.Conn, trace: trace} // the registry and the engine read through it
 	engine := query.NewConsumptions(db, reg, query.DefaultCarbonCoefficient)
 	cachedURL, stopCached, err := serve(reg, db, query.NewCachedConsumptions(engine, reg.Versions, query.DefaultCacheEntries, query.DefaultCacheBytes))
 	if err != nil {
@@ -148,19 +150,32 @@ func run(ctx context.Context, o options) error {
 		if err := check(client, cachedURL+sc.path, token, sc, res); err != nil { // also fills the cache
 			return err
 		}
-		logf("%s: %d computed requests...", sc.name, o.runs)
+		// Computed requests and direct SQL alternate in rounds, so that load from other
+		// processes on the machine weighs on both alike.
+		logf("%s: %d computed requests and %d direct SQL queries in %d rounds...", sc.name, o.runs, o.runs, rounds)
 		stopProfile := startProfile(o.cpuProfile, sc.name)
-		res.cold, err = timeRequests(client, coldURL+sc.path, token, o.runs, "MISS")
-		stopProfile()
-		if err != nil {
-			return err
+		for round := range rounds {
+			n := o.runs/rounds + boolInt(round < o.runs%rounds)
+			calls0, nanos0 := trace.snapshot()
+			cold, err := timeRequests(client, coldURL+sc.path, token, n, "MISS")
+			if err != nil {
+				stopProfile()
+				return err
+			}
+			calls1, nanos1 := trace.snapshot()
+			res.cold = append(res.cold, cold...)
+			res.chCalls += calls1 - calls0
+			res.chNanos += nanos1 - nanos0
+			sql, err := timeSQL(ctx, dsn, sc.sql, n)
+			if err != nil {
+				stopProfile()
+				return err
+			}
+			res.sql = append(res.sql, sql...)
 		}
+		stopProfile()
 		logf("%s: %d cached requests...", sc.name, o.cachedRuns)
 		if res.cached, err = timeRequests(client, cachedURL+sc.path, token, o.cachedRuns, "HIT"); err != nil {
-			return err
-		}
-		logf("%s: direct SQL with clickhouse-client...", sc.name)
-		if res.sql, err = timeSQL(ctx, dsn, sc.sql, o.runs); err != nil {
 			return err
 		}
 		r.scenarios = append(r.scenarios, res)
@@ -281,3 +296,13 @@ func startProfile(path, name string) func() {
 }
 
 var errBadAnswer = errors.New("unexpected answer")
+
+// rounds is how many alternations of computed requests and direct SQL each scenario runs.
+const rounds = 4
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
