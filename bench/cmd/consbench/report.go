@@ -129,7 +129,7 @@ func (r *report) markdown() string {
 	w(".\n\n")
 	w("One site over one year, full HTTP round trip over loopback (auth, parsing, engine or cache, JSON body read by the client). "+
 		"*Computed*: cache bypassed, %d runs after a warm-up. *Cached*: %d runs. *Direct SQL*: the same aggregation written by hand "+
-		"(winning index per dial and timestamp through FINAL, differences summed per local step; for HOURS the load-curve energy per hour "+
+		"(winning index per dial and timestamp by argMax of the generation, no FINAL, like the engine; index differences summed per local step; for HOURS the load-curve energy per hour "+
 		"split HC/HP), run %d times in `clickhouse-client --time` sessions, result discarded; computed requests and SQL alternate in %d rounds so that other load on the machine weighs on both. *ClickHouse per computed answer*: calls the service made (site, tariff, readings; concurrent ones overlap) and their summed time, mean per answer.\n\n", r.opts.runs, r.opts.cachedRuns, r.opts.runs, rounds)
 	w("| request | items | body | computed p50 | computed p99 | direct SQL p50 | SQL p99 | computed / SQL | ClickHouse per computed answer | cached p50 | cached p99 |\n")
 	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")

@@ -33,13 +33,13 @@ func scenarios(site string, year int) []scenario {
 }
 
 // indexSQL is the index-based aggregation: the winning reading per (dial, ts) (latest
-// generation among the smart natures, through FINAL like the engine), then each dial's index
-// differences summed per local step.
+// generation among the smart natures, resolved with argMax and no FINAL, as the engine does),
+// then each dial's index differences summed per local step.
 func indexSQL(site string, year int, stepFn string) string {
 	return fmt.Sprintf(`SELECT dial, %[4]s(t, '%[3]s') AS step, sum(d) AS wh FROM (
   SELECT dial, arrayPopBack(tss) AS froms, arrayPopFront(arrayDifference(vs)) AS diffs FROM (
     SELECT dial, groupArray(ts) AS tss, groupArray(v) AS vs FROM (
-      SELECT dial, ts, argMax(value, generation_ts) AS v FROM elec_indexes FINAL
+      SELECT dial, ts, argMax(value, generation_ts) AS v FROM elec_indexes
       WHERE tenant_id = '%[1]s' AND site_id = '%[2]s' AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
         AND ts >= toDateTime('%[5]d-01-01 00:00:00', '%[3]s') AND ts <= toDateTime('%[6]d-01-01 00:00:00', '%[3]s')
       GROUP BY dial, ts ORDER BY dial, ts)
@@ -49,13 +49,14 @@ GROUP BY dial, step ORDER BY dial, step`, bench.Tenant, site, bench.Timezone, st
 }
 
 // curveSQL is the load-curve aggregation of the hour window: the latest generation of each
-// point, energy = W × duration, summed per hour and split HC (22:00-06:00 local) / HP.
+// point (argMax, no FINAL), energy = W × duration, summed per hour and split HC (22:00-06:00
+// local) / HP.
 func curveSQL(site string, year, hours int) string {
 	return fmt.Sprintf(`SELECT toStartOfHour(b) AS step,
   sum(v * (toUInt32(e) - toUInt32(b))) / 3600 AS wh,
   sumIf(v * (toUInt32(e) - toUInt32(b)), toHour(b, '%[3]s') >= 22 OR toHour(b, '%[3]s') < 6) / 3600 AS hc
 FROM (
-  SELECT begin_ts AS b, argMax(end_ts, generation_ts) AS e, argMax(value, generation_ts) AS v FROM load_curve_points FINAL
+  SELECT begin_ts AS b, argMax(end_ts, generation_ts) AS e, argMax(value, generation_ts) AS v FROM load_curve_points
   WHERE tenant_id = '%[1]s' AND site_id = '%[2]s'
     AND begin_ts >= toDateTime('%[4]d-01-01 00:00:00', '%[3]s') AND begin_ts < toDateTime('%[4]d-01-01 00:00:00', '%[3]s') + %[5]d
   GROUP BY begin_ts)
