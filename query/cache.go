@@ -1,9 +1,7 @@
 package query
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"strconv"
 	"sync/atomic"
 
@@ -203,16 +201,4 @@ func (c *CachedConsumptions) Stats() CacheStats {
 		s.Entries = c.lru.Len()
 	}
 	return s
-}
-
-// EncodeJSON writes a result as the endpoint sends it (no HTML escaping, trailing newline,
-// like Huma's own encoder), so cached and computed answers are byte for byte the same.
-func EncodeJSON(res *ConsumptionResult) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return nil, err
-	}
-	return bytes.Clone(buf.Bytes()), nil
 }
