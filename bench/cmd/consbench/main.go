@@ -116,6 +116,9 @@ func run(ctx context.Context, o options) error {
 		}
 		r.optimizeTime = time.Since(start)
 		logf("loaded in %.1f s, merged in %.1f s", r.loadTime.Seconds(), r.optimizeTime.Seconds())
+		r.saveLoadTimes(o.dir)
+	} else {
+		r.readLoadTimes(o.dir)
 	}
 	if err := r.describeData(ctx, db); err != nil {
 		return err
