@@ -181,6 +181,9 @@ func valueSuffix(v any) string {
 		return ""
 	}
 	s := fmt.Sprint(v)
+	if s == "" {
+		return ""
+	}
 	if len(s) > 80 {
 		s = s[:80] + "…"
 	}

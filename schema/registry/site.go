@@ -123,7 +123,12 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 		site.WeatherStationID, site.TariffID, site.HeatingFluid, s.now().UTC(), s.version()); err != nil {
 		return err
 	}
-	return b.Send()
+	if err := b.Send(); err != nil {
+		return err
+	}
+	// Cached results priced with the old site or tariff must not be served again.
+	s.Versions.Bump(site.TenantID, "")
+	return nil
 }
 
 // Site returns a site of the tenant, or ErrNotFound (also when another tenant has that id).

@@ -239,7 +239,12 @@ func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
 	if err := b.Append(t.TenantID, t.TariffID, t.Option, t.CarbonCoefficient, string(def), s.now().UTC(), s.version()); err != nil {
 		return err
 	}
-	return b.Send()
+	if err := b.Send(); err != nil {
+		return err
+	}
+	// Cached results priced with the old site or tariff must not be served again.
+	s.Versions.Bump(t.TenantID, "")
+	return nil
 }
 
 // Tariff returns a tariff of the tenant or ErrNotFound.

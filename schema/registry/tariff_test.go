@@ -128,3 +128,33 @@ func TestTariffValidationNamesTheField(t *testing.T) {
 		})
 	}
 }
+
+// A site or tariff edit changes prices of cached results: the tenant's version moves, and
+// only that tenant's.
+func TestSiteAndTariffEditsBumpTheTenantVersion(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	if got := s.Versions.Get("acme", ""); got != 0 {
+		t.Fatalf("fresh tenant version %d, want 0", got)
+	}
+	if err := s.PutTariff(ctx, hphc()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Versions.Get("acme", ""); got != 1 {
+		t.Fatalf("after PutTariff tenant version %d, want 1", got)
+	}
+	if err := s.PutSite(ctx, Site{TenantID: "acme", SiteID: "S1", TariffID: "HPHC-2024"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Versions.Get("acme", ""); got != 2 {
+		t.Fatalf("after PutSite tenant version %d, want 2", got)
+	}
+	bad := hphc()
+	bad.Option = "NIGHT"
+	if err := s.PutTariff(ctx, bad); err == nil {
+		t.Fatal("invalid tariff accepted")
+	}
+	if got, other := s.Versions.Get("acme", ""), s.Versions.Get("globex", ""); got != 2 || other != 0 {
+		t.Fatalf("after a rejected PutTariff: acme %d (want 2), globex %d (want 0)", got, other)
+	}
+}
