@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,7 +51,7 @@ func runDemo(ctx context.Context, args []string) error {
 	var store storeFlags
 	store.register(fs)
 	var o demoOptions
-	fs.StringVar(&o.tenant, "tenant", "demo", "tenant (marketer) of the demo data; without --token an admin token of this tenant is made through the store")
+	fs.StringVar(&o.tenant, "tenant", cmp.Or(os.Getenv("ENERGY_TENANT"), "demo"), "tenant (marketer) of the demo data (env ENERGY_TENANT); without --token an admin token of this tenant is made through the store")
 	fs.IntVar(&o.sites, "sites", 3, "number of demo sites (site i is electrically heated when i%3 == 1, gas-heated otherwise)")
 	fs.IntVar(&o.year, "year", 2025, "last year of readings")
 	fs.IntVar(&o.years, "years", 1, "number of years of readings, ending with --year (2 gives the yearly comparison a previous year)")

@@ -35,7 +35,7 @@ func runWeatherImport(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("weather import", flag.ContinueOnError)
 	var store storeFlags
 	store.register(fs)
-	tenant := fs.String("tenant", "", "tenant (marketer) owning the station (required)")
+	tenant := tenantFlag(fs)
 	station := fs.String("station", "", "weather station id; the station must exist (required)")
 	format := fs.String("format", "", "csv or json; default: from the file name, else from the content")
 	fs.Usage = func() {

@@ -32,7 +32,7 @@ func runWeatherDemo(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("weather demo", flag.ContinueOnError)
 	var store storeFlags
 	store.register(fs)
-	tenant := fs.String("tenant", "", "tenant (marketer) owning the station (required)")
+	tenant := tenantFlag(fs)
 	station := fs.String("station", "", "weather station id; the station must exist (required)")
 	now := time.Now()
 	from := fs.String("from", time.Date(now.Year()-2, 1, 1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), "first day (yyyy-MM-dd, UTC midnight) or RFC 3339 instant")
