@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +20,7 @@ func init() {
 	}
 	commands["site get"] = command{
 		summary: "print a site as JSON",
-		run:     func(ctx context.Context, args []string) error { return siteGet(ctx, args, os.Stdout) },
+		run:     func(ctx context.Context, args []string) error { return sites.getCommand(ctx, args, os.Stdout) },
 	}
 }
 
@@ -75,45 +74,6 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("site %s rejected: field siteId: %q differs from the id %q", id, s.SiteID, id)
 	}
 	s.SiteID, s.TenantID = id, *tenant
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	reg := registry.New(db)
-	if err := reg.PutSite(ctx, s); err != nil {
-		return rejected("site", id, err)
-	}
-	stored, err := reg.Site(ctx, *tenant, id)
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, stored)
+	return sites.save(ctx, store, *tenant, id, s, stdout)
 }
 
-func siteGet(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("site get", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
-	id, err := parseCommand(fs, args, "site id")
-	if err != nil {
-		return err
-	}
-	if err := needTenant(*tenant); err != nil {
-		return err
-	}
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	s, err := registry.New(db).Site(ctx, *tenant, id)
-	if errors.Is(err, registry.ErrNotFound) {
-		return fmt.Errorf("site %q does not exist in tenant %q", id, *tenant)
-	}
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, s)
-}

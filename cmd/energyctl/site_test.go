@@ -21,7 +21,7 @@ func TestStationAndSitePutFromFlagsAndFile(t *testing.T) {
 		t.Fatalf("latitude 95: %v", err)
 	}
 	out.Reset()
-	if err := stationGet(ctx, c.args("07149", "--tenant", "acme"), &out); err != nil || !strings.Contains(out.String(), "Paris-Orly") {
+	if err := stations.getCommand(ctx, c.args("07149", "--tenant", "acme"), &out); err != nil || !strings.Contains(out.String(), "Paris-Orly") {
 		t.Fatalf("station get: %v %s", err, out.String())
 	}
 	if err := tariffPut(ctx, c.args("HPHC-2024", "--tenant", "acme", "--file", writeFile(t, "t.json", hphcJSON)), &out); err != nil {
@@ -50,7 +50,7 @@ func TestStationAndSitePutFromFlagsAndFile(t *testing.T) {
 		t.Fatalf("site put printed %s (%v)", out.String(), err)
 	}
 	out.Reset()
-	if err := siteGet(ctx, c.args("S2", "--tenant", "acme"), &out); err != nil || !strings.Contains(out.String(), `"siteCustomerId": "C-2"`) {
+	if err := sites.getCommand(ctx, c.args("S2", "--tenant", "acme"), &out); err != nil || !strings.Contains(out.String(), `"siteCustomerId": "C-2"`) {
 		t.Fatalf("site get: %v %s", err, out.String())
 	}
 
@@ -71,7 +71,7 @@ func TestStationAndSitePutFromFlagsAndFile(t *testing.T) {
 			t.Errorf("site put %v: %v, want an error naming %s", bad.args, err, bad.mention)
 		}
 	}
-	if err := siteGet(ctx, c.args("S3", "--tenant", "acme"), &out); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if err := sites.getCommand(ctx, c.args("S3", "--tenant", "acme"), &out); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("a rejected site exists: %v", err)
 	}
 }

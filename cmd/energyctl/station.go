@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +20,7 @@ func init() {
 	}
 	commands["station get"] = command{
 		summary: "print a weather station as JSON",
-		run:     func(ctx context.Context, args []string) error { return stationGet(ctx, args, os.Stdout) },
+		run:     func(ctx context.Context, args []string) error { return stations.getCommand(ctx, args, os.Stdout) },
 	}
 }
 
@@ -67,45 +66,6 @@ func stationPut(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("station %s rejected: field stationId: %q differs from the id %q", id, st.StationID, id)
 	}
 	st.StationID, st.TenantID = id, *tenant
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	reg := registry.New(db)
-	if err := reg.PutStation(ctx, st); err != nil {
-		return rejected("station", id, err)
-	}
-	stored, err := reg.Station(ctx, *tenant, id)
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, stored)
+	return stations.save(ctx, store, *tenant, id, st, stdout)
 }
 
-func stationGet(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("station get", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
-	id, err := parseCommand(fs, args, "station id")
-	if err != nil {
-		return err
-	}
-	if err := needTenant(*tenant); err != nil {
-		return err
-	}
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	st, err := registry.New(db).Station(ctx, *tenant, id)
-	if errors.Is(err, registry.ErrNotFound) {
-		return fmt.Errorf("weather station %q does not exist in tenant %q", id, *tenant)
-	}
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, st)
-}

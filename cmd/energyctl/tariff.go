@@ -21,7 +21,7 @@ func init() {
 	}
 	commands["tariff get"] = command{
 		summary: "print a tariff as JSON",
-		run:     func(ctx context.Context, args []string) error { return tariffGet(ctx, args, os.Stdout) },
+		run:     func(ctx context.Context, args []string) error { return tariffs.getCommand(ctx, args, os.Stdout) },
 	}
 }
 
@@ -60,45 +60,6 @@ The file is the API's body, for example:
 		return fmt.Errorf("tariff %s rejected: field tariffId: %q differs from the id %q", id, t.TariffID, id)
 	}
 	t.TariffID, t.TenantID = id, *tenant
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	reg := registry.New(db)
-	if err := reg.PutTariff(ctx, t); err != nil {
-		return rejected("tariff", id, err)
-	}
-	stored, err := reg.Tariff(ctx, *tenant, id)
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, stored)
+	return tariffs.save(ctx, store, *tenant, id, t, stdout)
 }
 
-func tariffGet(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("tariff get", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
-	id, err := parseCommand(fs, args, "tariff id")
-	if err != nil {
-		return err
-	}
-	if err := needTenant(*tenant); err != nil {
-		return err
-	}
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	t, err := registry.New(db).Tariff(ctx, *tenant, id)
-	if errors.Is(err, registry.ErrNotFound) {
-		return fmt.Errorf("tariff %q does not exist in tenant %q", id, *tenant)
-	}
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, t)
-}

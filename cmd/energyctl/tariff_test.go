@@ -40,14 +40,14 @@ func TestTariffPutAndGet(t *testing.T) {
 		t.Fatalf("stored tariff %+v %v", tr, err)
 	}
 	out.Reset()
-	if err := tariffGet(ctx, c.args("--tenant", "acme", "HPHC-2024"), &out); err != nil {
+	if err := tariffs.getCommand(ctx, c.args("--tenant", "acme", "HPHC-2024"), &out); err != nil {
 		t.Fatal(err)
 	}
 	var got registry.Tariff
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.TariffID != "HPHC-2024" || got.DefaultHeading != "HP" {
 		t.Fatalf("tariff get printed %s (%v)", out.String(), err)
 	}
-	if err := tariffGet(ctx, c.args("--tenant", "globex", "HPHC-2024"), &out); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if err := tariffs.getCommand(ctx, c.args("--tenant", "globex", "HPHC-2024"), &out); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("another tenant's tariff: %v", err)
 	}
 }
