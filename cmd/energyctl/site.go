@@ -76,4 +76,3 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	s.SiteID, s.TenantID = id, *tenant
 	return sites.save(ctx, store, *tenant, id, s, stdout)
 }
-

@@ -68,4 +68,3 @@ func stationPut(ctx context.Context, args []string, stdout io.Writer) error {
 	st.StationID, st.TenantID = id, *tenant
 	return stations.save(ctx, store, *tenant, id, st, stdout)
 }
-

@@ -62,4 +62,3 @@ The file is the API's body, for example:
 	t.TariffID, t.TenantID = id, *tenant
 	return tariffs.save(ctx, store, *tenant, id, t, stdout)
 }
-
