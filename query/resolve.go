@@ -28,23 +28,6 @@ const estimationPriority = 4
 
 const invalidSuffix = "_INVALID"
 
-// familyPriority is the SQL expression giving a row's family index (its priority, 0 first).
-// Rows of other natures are excluded by the nature filter before it is used.
-var familyPriority = func() string {
-	var b strings.Builder
-	b.WriteString("multiIf(")
-	for i, f := range natureFamilies[:len(natureFamilies)-1] {
-		fmt.Fprintf(&b, "nature IN ('%s', '%s%s'), %d, ", f.nature, f.nature, invalidSuffix, i)
-	}
-	fmt.Fprintf(&b, "%d)", len(natureFamilies)-1)
-	return b.String()
-}()
-
-// recordRank orders the records of one family at one (pod, ts, indexBeforeChange): the latest
-// generationTs wins, and on a tie the _INVALID record wins (an invalidation is never undone by
-// a record of the same generation). It is even for a valid record, odd for an _INVALID one.
-const recordRank = "(toUInt64(generation_ts) * 2 + endsWith(nature, '" + invalidSuffix + "'))"
-
 // allowedNatures lists the natures (with their _INVALID twins) of the allowed categories;
 // no category means all.
 func allowedNatures(categories []string) []string {
@@ -72,40 +55,103 @@ type reading struct {
 
 func (r reading) estimated() bool { return r.priority == estimationPriority }
 
-// resolvedReadingsSQL resolves the winning readings of the site with ts in [?, ?], in SQL, from
-// the inside:
-//
-//  1. per (pod, ts, indexBeforeChange, family, dial): the latest record's rank and value;
-//  2. per (pod, ts, indexBeforeChange, family): the latest record is the one of highest rank;
-//     its dials are those of that rank; an _INVALID winner (odd rank) removes the family there;
-//  3. per (pod, ts, indexBeforeChange): the family of highest priority wins;
-//  4. one row per dial of the winning record.
+// candidateReadingsSQL reads the raw index records of the site with ts in [?, ?] and a nature in
+// ?: every generation and nature, the columns the resolution needs. A site holds few of them (a
+// year of daily readings × dials × natures), so the resolution is done in Go (resolveRecords),
+// which costs a fraction of ClickHouse's nested aggregation of the same rows on 18.16.
 //
 // No FINAL (on 18.16 it costs several times the whole query) and no dependence on merges: a
-// re-sent record is an identical row that the aggregation counts once. Only contradictory data
+// re-sent record is an identical row that the resolution counts once. Only contradictory data
 // (two rows of one identity, generationTs included, with different values) could tell merged
 // from unmerged parts apart: unmerged, the higher value wins, deterministically.
-var resolvedReadingsSQL = `
-SELECT pod_id, dial, ts, ibc, best, value
-FROM (
-    SELECT pod_id, ts, ibc, min(prio) AS best, argMin(ds, prio) AS dials, argMin(vs, prio) AS vals
-    FROM (
-        SELECT pod_id, ts, ibc, prio, max(k) AS fk,
-               arrayFilter((d, kk) -> kk = fk, groupArray(dial), groupArray(k)) AS ds,
-               arrayFilter((v, kk) -> kk = fk, groupArray(v), groupArray(k)) AS vs
-        FROM (
-            SELECT pod_id, ts, index_before_change AS ibc, ` + familyPriority + ` AS prio, dial,
-                   max(` + recordRank + `) AS k, argMax(value, (` + recordRank + `, value)) AS v
-            FROM elec_indexes
-            WHERE tenant_id = ? AND site_id = ? AND has(?, nature) AND ts >= ? AND ts <= ?
-            GROUP BY pod_id, ts, ibc, prio, dial
-        )
-        GROUP BY pod_id, ts, ibc, prio
-        HAVING fk % 2 = 0
-    )
-    GROUP BY pod_id, ts, ibc
-)
-ARRAY JOIN dials AS dial, vals AS value`
+const candidateReadingsSQL = `
+SELECT pod_id, dial, ts, index_before_change, nature, generation_ts, value
+FROM elec_indexes
+WHERE tenant_id = ? AND site_id = ? AND has(?, nature) AND ts >= ? AND ts <= ?`
+
+// record is one raw index record of one dial, as stored.
+type record struct {
+	pod, dial    string
+	ts           time.Time
+	beforeChange bool
+	family       int    // index in natureFamilies
+	rank         uint64 // generationTs × 2, + 1 for an _INVALID record: the latest wins, an invalidation wins a tie
+	value        int64
+}
+
+// familyOf gives the family index of each nature and of its _INVALID twin.
+var familyOf = func() map[string]int {
+	m := map[string]int{}
+	for i, f := range natureFamilies {
+		m[f.nature], m[f.nature+invalidSuffix] = i, i
+	}
+	return m
+}()
+
+// resolveRecords chooses the winning readings among raw records (decisions §4), at each
+// (pod, ts, indexBeforeChange):
+//
+//  1. per family and dial: the record of highest rank (on a tie of rank, the higher value);
+//  2. per family: the latest record is the one of highest rank; its dials are those of that
+//     rank; an _INVALID winner (odd rank) removes the family there;
+//  3. the family of highest priority left wins: one reading per dial of its latest record.
+//
+// It sorts recs in place.
+func resolveRecords(recs []record) []reading {
+	sort.Slice(recs, func(i, j int) bool {
+		a, b := &recs[i], &recs[j]
+		if a.pod != b.pod {
+			return a.pod < b.pod
+		}
+		if !a.ts.Equal(b.ts) {
+			return a.ts.Before(b.ts)
+		}
+		if a.beforeChange != b.beforeChange {
+			return b.beforeChange
+		}
+		if a.family != b.family {
+			return a.family < b.family
+		}
+		if a.dial != b.dial {
+			return a.dial < b.dial
+		}
+		if a.rank != b.rank {
+			return a.rank > b.rank
+		}
+		return a.value > b.value
+	})
+	sameKey := func(a, b *record) bool {
+		return a.pod == b.pod && a.ts.Equal(b.ts) && a.beforeChange == b.beforeChange
+	}
+	var out []reading
+	for i := 0; i < len(recs); {
+		j := i
+		for j < len(recs) && sameKey(&recs[i], &recs[j]) {
+			j++
+		}
+		// recs[i:j] is one (pod, ts, indexBeforeChange), by family, dial, then best record first.
+		for f := i; f < j; {
+			g := f
+			var top uint64
+			for g < j && recs[g].family == recs[f].family {
+				top = max(top, recs[g].rank)
+				g++
+			}
+			if top%2 == 0 { // the family's latest record is valid: it wins
+				for d := f; d < g; d++ {
+					r := &recs[d]
+					if r.rank == top && (d == f || r.dial != recs[d-1].dial) {
+						out = append(out, reading{pod: r.pod, dial: r.dial, ts: r.ts, beforeChange: r.beforeChange, priority: r.family, value: r.value})
+					}
+				}
+				break
+			}
+			f = g
+		}
+		i = j
+	}
+	return out
+}
 
 // readingWindow is how far around the fetched range the first query looks for the readings that
 // bracket it (the index at the period's start and end is interpolated between them): enough for
@@ -125,10 +171,11 @@ const (
 // 400 days on that side (never after now: readings are not dated in the future).
 func resolveReadings(ctx context.Context, db *schema.DB, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
 	from, to = from.UTC(), to.UTC()
-	out, err := queryReadings(ctx, db, resolvedReadingsSQL, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
+	recs, err := queryRecords(ctx, db, candidateReadingsSQL, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
 	if err != nil {
 		return nil, err
 	}
+	out := resolveRecords(recs)
 	sortReadings(out)
 	if !bracket {
 		return out, nil
@@ -140,19 +187,41 @@ func resolveReadings(ctx context.Context, db *schema.DB, tenantID, siteID string
 	}
 	var parts []string
 	var args []any
+	beforeEnd := from.Add(-readingWindow - time.Second)
 	if before { // the last reading of each series in [from − 400 days, from − 35 days)
-		parts = append(parts, `SELECT * FROM (`+resolvedReadingsSQL+` ORDER BY pod_id, dial, ts DESC, ibc ASC LIMIT 1 BY pod_id, dial)`)
-		args = append(args, tenantID, siteID, natures, from.Add(-readingLookaround), from.Add(-readingWindow-time.Second))
+		parts = append(parts, candidateReadingsSQL)
+		args = append(args, tenantID, siteID, natures, from.Add(-readingLookaround), beforeEnd)
 	}
 	if after { // the first reading of each series in (to + 35 days, to + 400 days]
-		parts = append(parts, `SELECT * FROM (`+resolvedReadingsSQL+` ORDER BY pod_id, dial, ts ASC, ibc DESC LIMIT 1 BY pod_id, dial)`)
+		parts = append(parts, candidateReadingsSQL)
 		args = append(args, tenantID, siteID, natures, to.Add(readingWindow+time.Second), to.Add(readingLookaround))
 	}
-	more, err := queryReadings(ctx, db, strings.Join(parts, "\nUNION ALL\n"), args...)
+	recs, err = queryRecords(ctx, db, strings.Join(parts, "\nUNION ALL\n"), args...)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, more...)
+	more := resolveRecords(recs)
+	sortReadings(more)
+	for i := 0; i < len(more); {
+		j := i
+		for j < len(more) && more[j].pod == more[i].pod && more[j].dial == more[i].dial {
+			j++
+		}
+		// In a series' order (ts, the old meter's index first), the nearest reading before is
+		// the last one of that side (the new meter's index at a meter change), the nearest one
+		// after the first of its side (the old meter's index).
+		k := i
+		for k < j && !more[k].ts.After(beforeEnd) {
+			k++
+		}
+		if k > i {
+			out = append(out, more[k-1])
+		}
+		if k < j {
+			out = append(out, more[k])
+		}
+		i = j
+	}
 	sortReadings(out)
 	return out, nil
 }
@@ -175,23 +244,28 @@ func missingBrackets(rs []reading, from, to time.Time) (before, after bool) {
 	return before, after
 }
 
-func queryReadings(ctx context.Context, db *schema.DB, sql string, args ...any) ([]reading, error) {
+func queryRecords(ctx context.Context, db *schema.DB, sql string, args ...any) ([]record, error) {
 	rows, err := db.Conn.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("resolve index readings: %w", err)
 	}
 	defer rows.Close()
-	var out []reading
+	var out []record
 	for rows.Next() {
 		var (
-			r   reading
-			ibc uint8
-			pr  uint8
+			r          record
+			ibc        uint8
+			nature     string
+			generation time.Time
 		)
-		if err := rows.Scan(&r.pod, &r.dial, &r.ts, &ibc, &pr, &r.value); err != nil {
+		if err := rows.Scan(&r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value); err != nil {
 			return nil, fmt.Errorf("resolve index readings: %w", err)
 		}
-		r.beforeChange, r.priority = ibc == 1, int(pr)
+		r.beforeChange, r.family = ibc == 1, familyOf[nature]
+		r.rank = uint64(generation.Unix()) * 2
+		if strings.HasSuffix(nature, invalidSuffix) {
+			r.rank++
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
