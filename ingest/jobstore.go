@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"energy/schema"
@@ -14,26 +13,15 @@ import (
 // the whole job with a higher version; reads take the latest version with FINAL and filter
 // non-key columns only outside the FINAL subquery.
 type jobStore struct {
-	db      *schema.DB
-	lastVer atomic.Uint64
+	db     *schema.DB
+	rowVer schema.RowVersions
 }
 
 const jobColumns = "tenant_id, job_id, archive, state, state_ts, submitted_ts, history_states, history_ts, " +
 	"nb_operations_total, nb_operations_ok, nb_operations_ko, error_code, error_message"
 
-// version returns a strictly increasing row version (unix nanoseconds): the last write wins.
-func (s *jobStore) version() uint64 {
-	for {
-		now := uint64(time.Now().UnixNano())
-		last := s.lastVer.Load()
-		if now <= last {
-			now = last + 1
-		}
-		if s.lastVer.CompareAndSwap(last, now) {
-			return now
-		}
-	}
-}
+// version returns the version of a job row written now: the last write wins.
+func (s *jobStore) version() uint64 { return s.rowVer.Next() }
 
 // put writes the job's current state.
 func (s *jobStore) put(ctx context.Context, j Job) error {

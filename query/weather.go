@@ -6,7 +6,6 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"energy/schema"
@@ -98,24 +97,8 @@ type Weather struct {
 // NewWeather returns the weather store over db.
 func NewWeather(db *schema.DB) *Weather { return &Weather{db: db} }
 
-// lastWeatherVersion makes row versions strictly increasing within the process, so that the
-// later of two writes of one date wins even when both happen in the same nanosecond.
-var lastWeatherVersion atomic.Uint64
-
-// reserveWeatherVersions returns the first of n consecutive fresh versions (unix nanoseconds,
-// so that writes from different processes also order by time).
-func reserveWeatherVersions(n int) uint64 {
-	for {
-		first := uint64(time.Now().UnixNano())
-		last := lastWeatherVersion.Load()
-		if first <= last {
-			first = last + 1
-		}
-		if lastWeatherVersion.CompareAndSwap(last, first+uint64(n)-1) {
-			return first
-		}
-	}
-}
+// weatherVersions orders observation writes: the latest received value of a date wins.
+var weatherVersions schema.RowVersions
 
 // Put stores observations of a station in one insert: each replaces what the station had at
 // its date, other dates are untouched. Within obs, a later item wins over an earlier one of
@@ -128,7 +111,7 @@ func (w *Weather) Put(ctx context.Context, tenantID, stationID string, obs []Obs
 	if err != nil {
 		return err
 	}
-	v := reserveWeatherVersions(len(obs))
+	v := weatherVersions.Reserve(len(obs))
 	for i, o := range obs {
 		picto := o.Picto
 		if picto == "" {

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"regexp"
-	"sync/atomic"
 	"time"
 
 	"energy/schema"
@@ -11,9 +10,9 @@ import (
 
 // Store reads and writes reference data in ClickHouse.
 type Store struct {
-	db      *schema.DB
-	auth    tokenCache
-	lastVer atomic.Uint64
+	db     *schema.DB
+	auth   tokenCache
+	rowVer schema.RowVersions
 	// Versions counts data changes per site (bumped by ingest) for result caches.
 	Versions *DataVersions
 
@@ -28,20 +27,8 @@ func New(db *schema.DB) *Store {
 // DB is the database the store writes to.
 func (s *Store) DB() *schema.DB { return s.db }
 
-// version returns a strictly increasing row version (unix nanoseconds) so that the last
-// write of a resource wins in ReplacingMergeTree, even within one nanosecond.
-func (s *Store) version() uint64 {
-	for {
-		now := uint64(time.Now().UnixNano())
-		last := s.lastVer.Load()
-		if now <= last {
-			now = last + 1
-		}
-		if s.lastVer.CompareAndSwap(last, now) {
-			return now
-		}
-	}
-}
+// version returns the version of a row written now: the last write of a resource wins.
+func (s *Store) version() uint64 { return s.rowVer.Next() }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
 
