@@ -47,9 +47,8 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	covered, real := coverage(ps)
 	byHeading := map[string]float64{}
 	var (
-		natures                                 natureSet
-		negative, unreliable, estimated, usesLC bool
-		sources                                 = map[sourceKey]struct{}{}
+		natures                                             natureSet
+		negative, unreliable, estimated, usesLC, aggregated bool
 	)
 	for _, p := range ps {
 		byHeading[p.heading] += p.wh
@@ -58,7 +57,7 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 		unreliable = unreliable || p.unreliable
 		estimated = estimated || p.estimated
 		usesLC = usesLC || p.loadCurve
-		sources[p.source] = struct{}{}
+		aggregated = aggregated || p.source != ps[0].source // more than one source
 	}
 	var total *float64
 	if len(ps) > 0 {
@@ -86,7 +85,7 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 		}
 		it.Quality = roundTo(100*float64(real)/float64(duration), qualityDecimals)
 		it.IndexNatures = natures.names()
-		it.Aggregated = len(sources) > 1
+		it.Aggregated = aggregated
 		it.UsingLoadCurve = usesLC
 		if b.pricing != nil {
 			it.Cost = b.cost(st, ps)

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -90,13 +91,19 @@ func coverage(ps []piece) (covered, real time.Duration) {
 
 func unionLength(ps []piece, keep func(piece) bool) time.Duration {
 	type span struct{ a, b time.Time }
-	var spans []span
+	spans := make([]span, 0, len(ps))
+	sorted := true
 	for _, p := range ps {
 		if keep(p) {
+			if n := len(spans); n > 0 && p.start.Before(spans[n-1].a) {
+				sorted = false
+			}
 			spans = append(spans, span{p.start, p.end})
 		}
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].a.Before(spans[j].a) })
+	if !sorted {
+		slices.SortFunc(spans, func(x, y span) int { return x.a.Compare(y.a) })
+	}
 	var total time.Duration
 	var cur span
 	for i, s := range spans {

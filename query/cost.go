@@ -14,24 +14,43 @@ type pricing struct {
 	loc      *time.Location
 	prices   []registry.PricePeriod          // by ValidFrom
 	standing []registry.StandingChargePeriod // by ValidFrom
+	days     map[dayKey]*localDay            // the local days met so far
+	last     *localDay                       // the last one looked up
+}
+
+// dayKey is a local date: year, month and day.
+type dayKey struct {
+	y int
+	m time.Month
+	d int
+}
+
+// localDay is what the cost of a local day needs, worked out once per request: a year of
+// HOURS items walks each day dozens of times.
+type localDay struct {
+	key        dayKey
+	start, end time.Time          // local midnights
+	prices     map[string]float64 // EUR/kWh by heading in force that day; nil before the first period
+	yearly     map[string]float64 // standing charge by component in force that day; nil before the first period
+	yearDays   float64            // days of the day's calendar year
 }
 
 func newPricing(t *registry.Tariff, loc *time.Location) *pricing {
 	p := &pricing{loc: loc, prices: append([]registry.PricePeriod(nil), t.Prices...),
-		standing: append([]registry.StandingChargePeriod(nil), t.StandingCharges...)}
+		standing: append([]registry.StandingChargePeriod(nil), t.StandingCharges...), days: map[dayKey]*localDay{}}
 	sort.SliceStable(p.prices, func(i, j int) bool { return p.prices[i].ValidFrom < p.prices[j].ValidFrom })
 	sort.SliceStable(p.standing, func(i, j int) bool { return p.standing[i].ValidFrom < p.standing[j].ValidFrom })
 	return p
 }
 
-// priceOn is the EUR/kWh of heading on a local date (yyyy-MM-dd).
-func (p *pricing) priceOn(date, heading string) (float64, bool) {
+// pricesOn are the EUR/kWh by heading in force on a local date (yyyy-MM-dd); nil before the
+// first period.
+func (p *pricing) pricesOn(date string) map[string]float64 {
 	i := sort.Search(len(p.prices), func(i int) bool { return p.prices[i].ValidFrom > date }) - 1
 	if i < 0 {
-		return 0, false
+		return nil
 	}
-	v, ok := p.prices[i].ByHeading[heading]
-	return v, ok
+	return p.prices[i].ByHeading
 }
 
 // standingOn is the yearly standing charge by component in force on a local date.
@@ -43,6 +62,45 @@ func (p *pricing) standingOn(date string) map[string]float64 {
 	return p.standing[i].Yearly
 }
 
+// day returns the local day holding instant t.
+func (p *pricing) day(t time.Time) *localDay {
+	y, m, d := t.In(p.loc).Date()
+	k := dayKey{y, m, d}
+	if p.last != nil && p.last.key == k {
+		return p.last
+	}
+	ld, ok := p.days[k]
+	if !ok {
+		date := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+		ld = &localDay{
+			key:      k,
+			start:    WallClock(y, m, d, 0, 0, 0, 0, p.loc),
+			end:      WallClock(y, m, d+1, 0, 0, 0, 0, p.loc),
+			prices:   p.pricesOn(date),
+			yearly:   p.standingOn(date),
+			yearDays: float64(daysInYear(y)),
+		}
+		p.days[k] = ld
+	}
+	p.last = ld
+	return ld
+}
+
+// eachLocalDay calls fn for each part [a, b) of [from, to) inside one local day, with the day
+// and its length.
+func (p *pricing) eachLocalDay(from, to time.Time, fn func(a, b time.Time, d *localDay, length time.Duration)) {
+	for cur := from; cur.Before(to); {
+		d := p.day(cur)
+		end := d.end
+		if !end.After(cur) { // never loop on a zone that misbehaves
+			end = to
+		}
+		b := minTime(end, to)
+		fn(cur, b, d, end.Sub(d.start))
+		cur = b
+	}
+}
+
 // energyCost is the EUR of the pieces by heading: each piece's energy is spread evenly over its
 // time span (the linear interpolation of the index at local midnights) and each local day's share
 // is priced at that day's price, so a price change inside a step applies day by day. Headings
@@ -51,8 +109,8 @@ func (p *pricing) energyCost(ps []piece) map[string]float64 {
 	out := map[string]float64{}
 	for _, pc := range ps {
 		length := pc.end.Sub(pc.start)
-		forEachLocalDay(pc.start, pc.end, p.loc, func(a, b time.Time, date string, _ time.Duration) {
-			price, ok := p.priceOn(date, pc.heading)
+		p.eachLocalDay(pc.start, pc.end, func(a, b time.Time, d *localDay, _ time.Duration) {
+			price, ok := d.prices[pc.heading]
 			if !ok {
 				return
 			}
@@ -71,15 +129,13 @@ func (p *pricing) energyCost(ps []piece) map[string]float64 {
 // (of a 23-, 24- or 25-hour day).
 func (p *pricing) standingCharge(from, to time.Time) (total float64, byComponent map[string]float64) {
 	byComponent = map[string]float64{}
-	forEachLocalDay(from, to, p.loc, func(a, b time.Time, date string, day time.Duration) {
-		yearly := p.standingOn(date)
-		if yearly == nil {
+	p.eachLocalDay(from, to, func(a, b time.Time, d *localDay, day time.Duration) {
+		if d.yearly == nil {
 			return
 		}
 		share := float64(b.Sub(a)) / float64(day)
-		days := float64(daysInYear(a.In(p.loc).Year()))
-		for c, v := range yearly {
-			byComponent[c] += v / days * share
+		for c, v := range d.yearly {
+			byComponent[c] += v / d.yearDays * share
 		}
 	})
 	for _, v := range byComponent {
@@ -90,20 +146,4 @@ func (p *pricing) standingCharge(from, to time.Time) (total float64, byComponent
 
 func daysInYear(y int) int {
 	return time.Date(y, 12, 31, 0, 0, 0, 0, time.UTC).YearDay()
-}
-
-// forEachLocalDay calls fn for each part of [from, to) inside one local day, with the day's date
-// (yyyy-MM-dd) and length.
-func forEachLocalDay(from, to time.Time, loc *time.Location, fn func(a, b time.Time, date string, day time.Duration)) {
-	for cur := from; cur.Before(to); {
-		y, m, d := cur.In(loc).Date()
-		start := WallClock(y, m, d, 0, 0, 0, 0, loc)
-		end := WallClock(y, m, d+1, 0, 0, 0, 0, loc)
-		if !end.After(cur) { // never loop on a zone that misbehaves
-			end = to
-		}
-		b := minTime(end, to)
-		fn(cur, b, time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), end.Sub(start))
-		cur = b
-	}
 }
