@@ -127,46 +127,108 @@ type fileArray struct {
 }
 
 // fileArrays checks that data is a JSON object whose known members are arrays (or null,
-// taken as absent) and returns them in file order; msg says what is wrong otherwise.
+// taken as absent) and returns them in file order with their element counts; msg says what is
+// wrong otherwise. It reads the file once: validity (exactly json.Valid's), shape and counts.
 func fileArrays(data []byte) ([]fileArray, string) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark is tolerated
-	if !json.Valid(data) {
+	c := jsonChecker{b: data}
+	c.space()
+	var arrays []fileArray
+	var shape string
+	var ok bool
+	if c.i < len(data) && data[c.i] == '{' {
+		ok = topObject(&c, &arrays, &shape)
+	} else {
+		ok = c.value(0)
+		shape = "is not a JSON object (expected {\"cyclicGasIndexes\": [...], \"smartElecIndexes\": [...], \"maxPowers\": [...], \"loadCurves\": [...]})"
+	}
+	if ok {
+		c.space()
+		ok = c.i == len(data)
+	}
+	if !ok {
 		var v any
-		err := json.Unmarshal(data, &v)
+		err := json.Unmarshal(data, &v) // for encoding/json's description of the problem
 		if err == nil {
 			err = fmt.Errorf("invalid JSON")
 		}
 		return nil, "is not valid JSON: " + err.Error()
 	}
-	start := skipSpace(data, 0)
-	if data[start] != '{' {
-		return nil, "is not a JSON object (expected {\"cyclicGasIndexes\": [...], \"smartElecIndexes\": [...], \"maxPowers\": [...], \"loadCurves\": [...]})"
-	}
-	var arrays []fileArray
-	var msg string
-	eachMember(data[start:], func(key string, _ bool, val []byte) {
-		if decoders[key] == nil || msg != "" {
-			return
-		}
-		for _, a := range arrays {
-			if a.name == key {
-				msg = fmt.Sprintf("has the member %q more than once", key)
-				return
-			}
-		}
-		switch k := kindOf(val); k {
-		case kindNull:
-			arrays = append(arrays, fileArray{name: key}) // a null array is an empty one
-		case kindArray:
-			arrays = append(arrays, fileArray{name: key, raw: val, count: countElements(val)})
-		default:
-			msg = fmt.Sprintf("member %q must be an array, not %s", key, k)
-		}
-	})
-	if msg != "" {
-		return nil, msg
+	if shape != "" {
+		return nil, shape
 	}
 	return arrays, ""
+}
+
+// topObject checks the file's object at c.i and collects its known arrays; shape gets the
+// first problem of the file's shape, in file order (a known member given twice or not an array).
+func topObject(c *jsonChecker, arrays *[]fileArray, shape *string) bool {
+	data := c.b
+	c.i++
+	c.space()
+	if c.i < len(data) && data[c.i] == '}' {
+		c.i++
+		return true
+	}
+	for {
+		keyStart := c.i
+		if c.i >= len(data) || data[c.i] != '"' || !c.str() {
+			return false
+		}
+		name := arrayName(data[keyStart:c.i])
+		c.space()
+		if c.i >= len(data) || data[c.i] != ':' {
+			return false
+		}
+		c.i++
+		c.space()
+		start := c.i
+		count := 0
+		if name != "" && start < len(data) && data[start] == '[' {
+			n, ok := c.array(2)
+			if !ok {
+				return false
+			}
+			count = n
+		} else if !c.value(1) {
+			return false
+		}
+		if name != "" && *shape == "" {
+			*shape = addArray(arrays, name, data[start:c.i], count)
+		}
+		if end, ok := c.next('}'); !ok || end {
+			return ok
+		}
+	}
+}
+
+// addArray records the known member name with value val, or says why it cannot.
+func addArray(arrays *[]fileArray, name string, val []byte, count int) string {
+	for _, a := range *arrays {
+		if a.name == name {
+			return fmt.Sprintf("has the member %q more than once", name)
+		}
+	}
+	switch k := kindOf(val); k {
+	case kindNull:
+		*arrays = append(*arrays, fileArray{name: name}) // a null array is an empty one
+	case kindArray:
+		*arrays = append(*arrays, fileArray{name: name, raw: val, count: count})
+	default:
+		return fmt.Sprintf("member %q must be an array, not %s", name, k)
+	}
+	return ""
+}
+
+// arrayName is the array a top-level key (quotes included) names, or "".
+func arrayName(rawKey []byte) string {
+	key, _ := stringBytes(rawKey)
+	for _, name := range [...]string{ArrayCyclicGasIndexes, ArraySmartElecIndexes, ArrayMaxPowers, ArrayLoadCurves} {
+		if string(key) == name {
+			return name
+		}
+	}
+	return ""
 }
 
 // siteCache remembers the resolver's answers for one file: thousands of records name the same

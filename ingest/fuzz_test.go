@@ -261,3 +261,21 @@ func FuzzParseInteger(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJSONChecker: the decoder's single pass accepts exactly what json.Valid accepts.
+func FuzzJSONChecker(f *testing.F) {
+	for _, s := range []string{
+		validFile, `{}`, `[]`, ` 1 `, `-0.5e+10`, `01`, `1.`, `-`, `1e`, `"\u00e9\ud800"`, `"\x"`, "\"\x01\"", "\"\xff\"",
+		`{"a":[1,2,{"b":null}],"c":true}`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `nul`, `truex`, `{"a":1}}`, "",
+		strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth),
+		strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1),
+		`{"x":` + strings.Repeat("{\"a\":", maxJSONDepth-1) + "1" + strings.Repeat("}", maxJSONDepth),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := validJSON(data), json.Valid(data); got != want {
+			t.Fatalf("validJSON %v, json.Valid %v", got, want)
+		}
+	})
+}

@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// A small zero-copy scanner over a JSON text that encoding/json has already validated
-// (json.Valid). Archive members are in memory anyway; walking their bytes in place keeps the
-// decoder's memory at the rows it produces (no token strings, no interface{} trees) and lets it
-// keep what encoding/json throws away: the order of keys and their duplicates.
+// A small zero-copy scanner over a JSON text that jsonChecker has already validated.
+// Archive members are in memory anyway; walking their bytes in place keeps the decoder's
+// memory at the rows it produces (no token strings, no interface{} trees) and lets it keep
+// what encoding/json throws away: the order of keys and their duplicates.
 //
 // Every function here assumes valid JSON; fed anything else it may misread but never panics
 // (bounds are checked), which the fuzz target verifies.
@@ -95,33 +95,28 @@ func valueEnd(b []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index just past the string whose opening quote is b[i]. It jumps from
-// quote to quote (bytes.IndexByte is vectorised) and counts the backslashes before each one.
+// stringEnd returns the index just past the string whose opening quote is b[i]. Strings of
+// archive files are short: a plain loop beats bytes.IndexByte's call per quote.
 func stringEnd(b []byte, i int) int {
 	for i++; i < len(b); i++ {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return len(b)
-		}
-		i += q
-		escapes := 0
-		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
-			escapes++
-		}
-		if escapes%2 == 0 {
+		switch b[i] {
+		case '"':
 			return i + 1
+		case '\\':
+			i++ // the escaped byte (of \uXXXX the rest are hex digits)
 		}
 	}
 	return len(b)
 }
 
 // eachMember calls fn for every member of the object raw, in order, duplicates included;
-// validKey is false for a key holding invalid UTF-8 (replaced by U+FFFD in key).
-func eachMember(raw []byte, fn func(key string, validKey bool, val []byte)) {
+// validKey is false for a key holding invalid UTF-8 (replaced by U+FFFD in key). key is only
+// valid during the call (it may be a view of raw).
+func eachMember(raw []byte, fn func(key []byte, validKey bool, val []byte)) {
 	i := skipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		end := stringEnd(raw, i)
-		key, validKey := unquote(raw[i:end])
+		key, validKey := stringBytes(raw[i:end])
 		i = skipSpace(raw, end)
 		if i < len(raw) && raw[i] == ':' {
 			i++
@@ -159,11 +154,18 @@ func eachElement(raw []byte, fn func(i int, val []byte)) {
 	}
 }
 
-// countElements is the number of elements of the array raw.
-func countElements(raw []byte) int {
-	n := 0
-	eachElement(raw, func(int, []byte) { n++ })
-	return n
+// stringBytes decodes a JSON string like unquote without copying when it can: the result is
+// a view of raw when raw holds no escape.
+func stringBytes(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 {
+		return nil, false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner, true
+	}
+	s, ok := unquote(raw)
+	return []byte(s), ok
 }
 
 // unquote decodes a JSON string; ok is false when it holds invalid UTF-8.

@@ -85,11 +85,11 @@ type element struct {
 // otherwise a guess).
 func (e *element) init(raw []byte, names []string, point int, errs *[]FieldFailure) {
 	e.names, e.point, e.errs = names, point, errs
-	eachMember(raw, func(key string, _ bool, val []byte) {
+	eachMember(raw, func(key []byte, _ bool, val []byte) {
 		for k, n := range names {
-			if n == key {
+			if string(key) == n {
 				if e.vals[k] != nil {
-					e.fail(CodeInvalidField, key, "is given more than once")
+					e.fail(CodeInvalidField, n, "is given more than once")
 				}
 				e.vals[k] = val
 				return
@@ -321,7 +321,8 @@ func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]F
 func conversionFactors(e *element, obj []byte) ([]string, []float64) {
 	byUnit := map[string]float64{}
 	seen := map[string]bool{}
-	eachMember(obj, func(unit string, validKey bool, val []byte) {
+	eachMember(obj, func(key []byte, validKey bool, val []byte) {
+		unit := string(key)
 		if unit == "" || len(unit) > maxKeyLen || !validKey {
 			e.fail(CodeInvalidField, "conversionFactors", "unit names must be 1 to 64 bytes of UTF-8")
 			return
@@ -377,7 +378,8 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 	var dials []dial
 	if obj, ok := e.object("value"); ok {
 		seen := map[string]bool{}
-		eachMember(obj, func(name string, validKey bool, val []byte) {
+		eachMember(obj, func(key []byte, validKey bool, val []byte) {
+			name := string(key)
 			field := "value." + name
 			switch {
 			case name == "" || len(name) > maxKeyLen || !validKey:
