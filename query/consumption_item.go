@@ -28,6 +28,7 @@ func roundTo(v float64, decimals int) float64 {
 type itemBuilder struct {
 	loc          *time.Location
 	tariff       *registry.Tariff // nil: no tariff
+	headings     []string         // the tariff's headings (worked out once, not per item)
 	pricing      *pricing         // nil: no cost member
 	carbon       *float64         // coefficient; nil: no carbonFootprint member
 	ratios       bool
@@ -62,7 +63,10 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	var total *float64
 	if len(ps) > 0 {
 		if b.tariff != nil {
-			for _, h := range b.tariff.Headings() {
+			if b.headings == nil {
+				b.headings = b.tariff.Headings()
+			}
+			for _, h := range b.headings {
 				if _, ok := byHeading[h]; !ok {
 					byHeading[h] = 0
 				}

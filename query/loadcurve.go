@@ -21,45 +21,82 @@ type loadCurvePoint struct {
 // the period (points last minutes; a day is generous).
 const loadCurveLookback = 24 * time.Hour
 
-// resolvedLoadCurveSQL reads the site's points reaching into [from, to): per (pod, begin) the
-// point of the latest generation wins (a beginTs and an endTs point of the same interval are the
-// same point). No FINAL (costly on 18.16) and no dependence on merges: LIMIT 1 BY keeps one whole
-// row, re-sent identical rows count once, and ties of a generation resolve deterministically.
-const resolvedLoadCurveSQL = `
-SELECT pod_id, begin_ts, end_ts, value, reliability
+// candidatePointsSQL reads the site's stored points reaching into [from, to), every generation.
+// The winner per (pod, begin) is chosen in Go (resolvePoints): sorting a window's few thousand
+// rows there is cheaper than ClickHouse's ORDER BY … LIMIT 1 BY on 18.16. No FINAL (costly on
+// 18.16) and no dependence on merges: re-sent identical rows count once.
+const candidatePointsSQL = `
+SELECT pod_id, begin_ts, end_ts, generation_ts, value, reliability
 FROM load_curve_points
-WHERE tenant_id = ? AND site_id = ? AND begin_ts >= ? AND begin_ts < ? AND end_ts > ?
-ORDER BY pod_id, begin_ts, generation_ts DESC, end_ts DESC, value DESC, reliability DESC
-LIMIT 1 BY pod_id, begin_ts`
+WHERE tenant_id = ? AND site_id = ? AND begin_ts >= ? AND begin_ts < ? AND end_ts > ?`
+
+// storedPoint is one stored load-curve row.
+type storedPoint struct {
+	loadCurvePoint
+	generation  time.Time
+	reliability uint8
+}
 
 // resolveLoadCurve returns the winning load-curve points reaching into [from, to), sorted by pod
 // and begin.
 func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID string, from, to time.Time) ([]loadCurvePoint, error) {
 	from, to = from.UTC(), to.UTC()
-	rows, err := db.Conn.Query(ctx, resolvedLoadCurveSQL, tenantID, siteID, from.Add(-loadCurveLookback), to, from)
+	rows, err := db.Conn.Query(ctx, candidatePointsSQL, tenantID, siteID, from.Add(-loadCurveLookback), to, from)
 	if err != nil {
 		return nil, fmt.Errorf("resolve load curve: %w", err)
 	}
 	defer rows.Close()
-	var out []loadCurvePoint
+	var stored []storedPoint
 	for rows.Next() {
-		var (
-			p loadCurvePoint
-			r uint8
-		)
-		if err := rows.Scan(&p.pod, &p.begin, &p.end, &p.watts, &r); err != nil {
+		var p storedPoint
+		if err := rows.Scan(&p.pod, &p.begin, &p.end, &p.generation, &p.watts, &p.reliability); err != nil {
 			return nil, fmt.Errorf("resolve load curve: %w", err)
 		}
-		if !p.end.After(p.begin) {
-			continue
-		}
-		p.unreliable = r != 0
-		out = append(out, p)
+		stored = append(stored, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("resolve load curve: %w", err)
 	}
-	return out, nil
+	return resolvePoints(stored), nil
+}
+
+// resolvePoints keeps per (pod, begin) the point of the latest generation (a beginTs and an
+// endTs point of the same interval are the same point); ties of a generation resolve
+// deterministically (the later end, the higher value, the higher reliability). Points that
+// do not last are dropped. It sorts stored in place.
+func resolvePoints(stored []storedPoint) []loadCurvePoint {
+	sort.Slice(stored, func(i, j int) bool {
+		a, b := &stored[i], &stored[j]
+		if a.pod != b.pod {
+			return a.pod < b.pod
+		}
+		if !a.begin.Equal(b.begin) {
+			return a.begin.Before(b.begin)
+		}
+		if !a.generation.Equal(b.generation) {
+			return a.generation.After(b.generation)
+		}
+		if !a.end.Equal(b.end) {
+			return a.end.After(b.end)
+		}
+		if a.watts != b.watts {
+			return a.watts > b.watts
+		}
+		return a.reliability > b.reliability
+	})
+	out := make([]loadCurvePoint, 0, len(stored))
+	for i := range stored {
+		p := &stored[i]
+		if i > 0 && p.pod == stored[i-1].pod && p.begin.Equal(stored[i-1].begin) {
+			continue // an older or equal record of the point kept just before
+		}
+		if !p.end.After(p.begin) {
+			continue
+		}
+		p.unreliable = p.reliability != 0
+		out = append(out, p.loadCurvePoint)
+	}
+	return out
 }
 
 // loadCurvePieces spreads the points over the steps (sorted, contiguous): energy = W × hours of
