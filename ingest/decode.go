@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -231,44 +232,60 @@ func arrayName(rawKey []byte) string {
 	return ""
 }
 
-// siteCache remembers the resolver's answers for one file: thousands of records name the same
-// few sites.
+// siteCache remembers the resolver's answers for one file, and keeps one copy of each
+// identifier: thousands of records name the same few sites and pods, and looking bytes up in
+// a map allocates nothing.
 type siteCache struct {
 	r         SiteResolver
-	ids       map[string]bool
-	customers map[[2]string]customerSite
+	ids       map[string]knownSite // by site id
+	customers map[string]knownSite // by customerKey
+	key       []byte
+	strs      map[string]string
 }
 
-type customerSite struct {
+type knownSite struct {
 	siteID string
 	ok     bool
 }
 
 func newSiteCache(r SiteResolver) *siteCache {
-	return &siteCache{r: r, ids: map[string]bool{}, customers: map[[2]string]customerSite{}}
+	return &siteCache{r: r, ids: map[string]knownSite{}, customers: map[string]knownSite{}, strs: map[string]string{}}
 }
 
-func (c *siteCache) byID(ctx context.Context, id string) (bool, error) {
-	if ok, hit := c.ids[id]; hit {
-		return ok, nil
+// intern returns a string equal to b, the same one for equal bytes.
+func (c *siteCache) intern(b []byte) string {
+	if s, ok := c.strs[string(b)]; ok {
+		return s
 	}
-	ok, err := c.r.SiteByID(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	c.ids[id] = ok
-	return ok, nil
+	s := string(b)
+	c.strs[s] = s
+	return s
 }
 
-func (c *siteCache) byCustomer(ctx context.Context, site, person string) (string, bool, error) {
-	key := [2]string{site, person}
-	if s, hit := c.customers[key]; hit {
+func (c *siteCache) byID(ctx context.Context, id []byte) (string, bool, error) {
+	if s, hit := c.ids[string(id)]; hit {
 		return s.siteID, s.ok, nil
 	}
-	id, ok, err := c.r.SiteByCustomer(ctx, site, person)
+	siteID := c.intern(id)
+	ok, err := c.r.SiteByID(ctx, siteID)
 	if err != nil {
 		return "", false, err
 	}
-	c.customers[key] = customerSite{id, ok}
+	c.ids[siteID] = knownSite{siteID, ok}
+	return siteID, ok, nil
+}
+
+func (c *siteCache) byCustomer(ctx context.Context, site, person []byte) (string, bool, error) {
+	// The key is both ids, the first one's length ahead so that no pair of ids can collide.
+	c.key = append(binary.AppendUvarint(c.key[:0], uint64(len(site))), site...)
+	c.key = append(c.key, person...)
+	if s, hit := c.customers[string(c.key)]; hit {
+		return s.siteID, s.ok, nil
+	}
+	id, ok, err := c.r.SiteByCustomer(ctx, string(site), string(person))
+	if err != nil {
+		return "", false, err
+	}
+	c.customers[string(c.key)] = knownSite{id, ok}
 	return id, ok, nil
 }

@@ -1,12 +1,14 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -126,49 +128,60 @@ func (e *element) fail(code, field, message string) {
 
 func (e *element) ok() bool { return len(*e.errs) == 0 }
 
-// str reads a required non-empty string. null counts as missing.
-func (e *element) str(name string) (string, bool) {
+// text reads a required non-empty string. null counts as missing. The bytes are a view of the
+// file when the string holds no escape: keep them only through a copy (str, intern).
+func (e *element) text(name string) ([]byte, bool) {
 	raw := e.raw(name)
 	switch k := kindOf(raw); k {
 	case kindNone, kindNull:
 		e.fail(CodeMissingField, name, "is required")
-		return "", false
+		return nil, false
 	case kindString:
 	default:
 		e.fail(CodeInvalidField, name, "must be a string, not "+k.String())
-		return "", false
+		return nil, false
 	}
-	s, valid := unquote(raw)
+	s, valid := stringBytes(raw)
 	switch {
 	case !valid:
 		e.fail(CodeInvalidField, name, "is not valid UTF-8")
-	case s == "":
+	case len(s) == 0:
 		e.fail(CodeInvalidField, name, "must not be empty")
 	case len(s) > maxStringLen:
 		e.fail(CodeInvalidField, name, fmt.Sprintf("is longer than %d bytes", maxStringLen))
 	default:
 		return s, true
 	}
-	return "", false
+	return nil, false
 }
 
-func (e *element) oneOf(name string, allowed map[string]bool, list string) (string, bool) {
-	s, ok := e.str(name)
-	if ok && !allowed[s] {
-		e.fail(CodeInvalidField, name, fmt.Sprintf("%s is not one of %s", quote(s), list))
+// str is text as a string of its own.
+func (e *element) str(name string) (string, bool) {
+	s, ok := e.text(name)
+	return string(s), ok
+}
+
+// oneOf reads a string of the set allowed and returns the set's copy of it.
+func (e *element) oneOf(name string, allowed map[string]string, list string) (string, bool) {
+	s, ok := e.text(name)
+	if !ok {
 		return "", false
 	}
-	return s, ok
+	v, ok := allowed[string(s)]
+	if !ok {
+		e.fail(CodeInvalidField, name, fmt.Sprintf("%s is not one of %s", quote(string(s)), list))
+	}
+	return v, ok
 }
 
-func (e *element) timeField(name string, parse func(string) (time.Time, error)) (time.Time, bool) {
-	s, ok := e.str(name)
+func (e *element) timeField(name string, parse func([]byte) (time.Time, error)) (time.Time, bool) {
+	s, ok := e.text(name)
 	if !ok {
 		return time.Time{}, false
 	}
 	t, err := parse(s)
 	if err != nil {
-		e.fail(CodeInvalidField, name, fmt.Sprintf("%s %v", quote(s), err))
+		e.fail(CodeInvalidField, name, fmt.Sprintf("%s %v", quote(string(s)), err))
 		return time.Time{}, false
 	}
 	return t, true
@@ -201,6 +214,15 @@ func integerAt(e *element, field string, raw []byte, lo, hi int64) (int64, bool)
 	return v, true
 }
 
+// integerIn is integerAt's value when it is valid, without reporting anything.
+func integerIn(raw []byte, lo, hi int64) (int64, bool) {
+	if kindOf(raw) != kindNumber {
+		return 0, false
+	}
+	v, ok := parseInteger(raw)
+	return v, ok && v >= lo && v <= hi
+}
+
 // optionalBool reads a boolean that defaults to false when absent or null.
 func (e *element) optionalBool(name string) (bool, bool) {
 	raw := e.raw(name)
@@ -230,9 +252,10 @@ func (e *element) object(name string) ([]byte, bool) {
 	}
 }
 
-// identity is the element's site reference: a site id, or a customer pair to resolve.
+// identity is the element's site reference: a site id, or a customer pair to resolve (views
+// of the file, see text).
 type identity struct {
-	siteID, siteCustomerID, personCustomerID string
+	siteID, siteCustomerID, personCustomerID []byte
 }
 
 // identity reads siteId XOR (siteCustomerId and personCustomerId).
@@ -244,11 +267,11 @@ func (e *element) identity() (identity, bool) {
 		e.fail(CodeInvalidField, fSiteID, "cannot be combined with siteCustomerId and personCustomerId: use one identity variant")
 		return identity{}, false
 	case hasSite:
-		s, ok := e.str(fSiteID)
+		s, ok := e.text(fSiteID)
 		return identity{siteID: s}, ok
 	case hasCustomer:
-		sc, ok1 := e.str(fSiteCustomerID)
-		pc, ok2 := e.str(fPersonCustomerID)
+		sc, ok1 := e.text(fSiteCustomerID)
+		pc, ok2 := e.text(fPersonCustomerID)
 		return identity{siteCustomerID: sc, personCustomerID: pc}, ok1 && ok2
 	}
 	e.fail(CodeMissingField, fSiteID, "is required (or siteCustomerId and personCustomerId)")
@@ -257,22 +280,23 @@ func (e *element) identity() (identity, bool) {
 
 // resolve turns a well-formed identity into a site id of the tenant, or reports UNKNOWN_SITE.
 func (e *element) resolve(ctx context.Context, sites *siteCache, id identity) (string, bool, error) {
-	if id.siteID != "" {
-		ok, err := sites.byID(ctx, id.siteID)
+	if id.siteID != nil {
+		siteID, ok, err := sites.byID(ctx, id.siteID)
 		if err != nil {
 			return "", false, err
 		}
 		if !ok {
-			e.fail(CodeUnknownSite, fSiteID, fmt.Sprintf("%s is not a site of this tenant", quote(id.siteID)))
+			e.fail(CodeUnknownSite, fSiteID, fmt.Sprintf("%s is not a site of this tenant", quote(string(id.siteID))))
 		}
-		return id.siteID, ok, nil
+		return siteID, ok, nil
 	}
 	siteID, ok, err := sites.byCustomer(ctx, id.siteCustomerID, id.personCustomerID)
 	if err != nil {
 		return "", false, err
 	}
 	if !ok {
-		e.fail(CodeUnknownSite, fSiteCustomerID, fmt.Sprintf("%s with personCustomerId %s matches no site of this tenant", quote(id.siteCustomerID), quote(id.personCustomerID)))
+		e.fail(CodeUnknownSite, fSiteCustomerID, fmt.Sprintf("%s with personCustomerId %s matches no site of this tenant",
+			quote(string(id.siteCustomerID)), quote(string(id.personCustomerID))))
 	}
 	return siteID, ok, nil
 }
@@ -280,7 +304,9 @@ func (e *element) resolve(ctx context.Context, sites *siteCache, id identity) (s
 // common reads what every kind has: identity (resolved) and podId.
 func (e *element) common(ctx context.Context, sites *siteCache) (siteID, podID string, err error) {
 	id, idOK := e.identity()
-	podID, _ = e.str(fPodID)
+	if pod, ok := e.text(fPodID); ok {
+		podID = sites.intern(pod) // thousands of rows name the same few pods
+	}
 	if idOK {
 		siteID, _, err = e.resolve(ctx, sites, id)
 	}
@@ -375,32 +401,33 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 		name  string
 		value int64
 	}
-	var dials []dial
+	var dialBuf [4]dial
+	dials := dialBuf[:0]
 	if obj, ok := e.object("value"); ok {
-		seen := map[string]bool{}
+		var seen nameSet
 		eachMember(obj, func(key []byte, validKey bool, val []byte) {
-			name := string(key)
-			field := "value." + name
 			switch {
-			case name == "" || len(name) > maxKeyLen || !validKey:
+			case len(key) == 0 || len(key) > maxKeyLen || !validKey:
 				e.fail(CodeInvalidField, "value", "dial names must be 1 to 64 bytes of UTF-8")
-			case seen[name]:
-				e.fail(CodeInvalidField, field, "is given more than once")
+			case seen.has(key):
+				e.fail(CodeInvalidField, "value."+string(key), "is given more than once")
 			default:
-				if v, ok := integerAt(&e, field, val, 0, math.MaxInt64); ok {
-					dials = append(dials, dial{name, v})
+				if v, ok := integerIn(val, 0, math.MaxInt64); ok {
+					dials = append(dials, dial{sites.intern(key), v})
+				} else {
+					integerAt(&e, "value."+string(key), val, 0, math.MaxInt64) // reports why
 				}
 			}
-			seen[name] = true
+			seen.add(key)
 		})
-		if len(seen) == 0 {
+		if seen.len() == 0 {
 			e.fail(CodeInvalidField, "value", "must hold at least one dial (map of dial number to Wh)")
 		}
 	}
 	if !e.ok() {
 		return nil
 	}
-	sort.Slice(dials, func(a, b int) bool { return dials[a].name < dials[b].name })
+	slices.SortFunc(dials, func(a, b dial) int { return strings.Compare(a.name, b.name) })
 	for _, d := range dials {
 		rows.Elec = append(rows.Elec, ElecIndexRow{SiteID: siteID, PodID: podID, TS: ts, IndexBeforeChange: ibc,
 			Nature: nature, GenerationTS: gen, Dial: d.name, Value: d.value})
@@ -545,10 +572,53 @@ func clip(raw []byte) string {
 	return string(raw)
 }
 
-func setOf(values ...string) map[string]bool {
-	m := make(map[string]bool, len(values))
+func setOf(values ...string) map[string]string {
+	m := make(map[string]string, len(values))
 	for _, v := range values {
-		m[v] = true
+		m[v] = v
 	}
 	return m
+}
+
+// nameSet is a set of the names of one JSON object, without allocation for the usual few.
+// It keeps the names it is given: they must not change while it is used.
+type nameSet struct {
+	few  [8][]byte
+	n    int
+	many map[string]bool
+}
+
+func (s *nameSet) has(name []byte) bool {
+	if s.many != nil {
+		return s.many[string(name)]
+	}
+	for _, x := range s.few[:s.n] {
+		if bytes.Equal(x, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *nameSet) add(name []byte) {
+	switch {
+	case s.has(name):
+	case s.many != nil:
+		s.many[string(name)] = true
+	case s.n < len(s.few):
+		s.few[s.n] = name
+		s.n++
+	default:
+		s.many = map[string]bool{string(name): true}
+		for _, x := range s.few {
+			s.many[string(x)] = true
+		}
+	}
+}
+
+func (s *nameSet) len() int {
+	if s.many != nil {
+		return len(s.many)
+	}
+	return s.n
 }
