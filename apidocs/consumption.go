@@ -2,6 +2,7 @@ package apidocs
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -260,6 +261,7 @@ func addConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) 
 		cons = query.NewCachedConsumptions(engine, reg.Versions, query.DefaultCacheEntries, query.DefaultCacheBytes)
 	}
 	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[query.ConsumptionResult](), true, "ConsumptionResult")
+	sites := query.NewSiteCache(reg) // every computed answer reads its site
 
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-elec-consumptions", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/consumptions",
@@ -279,7 +281,10 @@ func addConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) 
 			return nil, SiteNotFound(in.SiteID)
 		}
 		body, hit, err := cons.JSON(ctx, Caller(ctx).TenantID, in.SiteID, q.key(), func(ctx context.Context) (registry.Site, query.ConsumptionRequest, error) {
-			s, err := site(ctx, reg, in.SiteID)
+			s, err := sites.Site(ctx, Caller(ctx).TenantID, in.SiteID)
+			if errors.Is(err, registry.ErrNotFound) {
+				return s, query.ConsumptionRequest{}, SiteNotFound(in.SiteID)
+			}
 			if err != nil {
 				return s, query.ConsumptionRequest{}, err
 			}

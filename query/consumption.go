@@ -63,12 +63,13 @@ type Consumptions struct {
 	reg           *registry.Store
 	defaultCarbon float64 // kgCO2e/kWh when the tariff names none
 	now           func() time.Time
+	tariffs       *referenceCache[registry.Tariff] // read-only once cached: shared by concurrent answers
 }
 
 // NewConsumptions returns the engine; defaultCarbon is the coefficient (kgCO2e/kWh) of sites
 // whose tariff has no carbonCoefficient (DefaultCarbonCoefficient is the service's default).
 func NewConsumptions(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Consumptions {
-	return &Consumptions{db: db, reg: reg, defaultCarbon: defaultCarbon, now: time.Now}
+	return &Consumptions{db: db, reg: reg, defaultCarbon: defaultCarbon, now: time.Now, tariffs: newReferenceCache[registry.Tariff](reg.Versions)}
 }
 
 // indexSources are the data sources that allow index readings; LOAD_CURVE allows the load curve.
@@ -119,7 +120,9 @@ func (c *Consumptions) Compute(ctx context.Context, site registry.Site, req Cons
 	g, gctx := errgroup.WithContext(ctx)
 	if site.TariffID != "" {
 		g.Go(func() error {
-			t, err := c.reg.Tariff(gctx, site.TenantID, site.TariffID)
+			t, err := c.tariffs.get(gctx, site.TenantID, site.TariffID, func(ctx context.Context) (registry.Tariff, error) {
+				return c.reg.Tariff(ctx, site.TenantID, site.TariffID)
+			})
 			if errors.Is(err, registry.ErrNotFound) {
 				return nil // a removed tariff: no cost
 			}
