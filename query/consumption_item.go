@@ -29,8 +29,9 @@ type itemBuilder struct {
 	loc          *time.Location
 	tariff       *registry.Tariff // nil: no tariff
 	headings     []string         // the tariff's headings (worked out once, not per item)
-	pricing      *pricing         // nil: no cost member
-	carbon       *float64         // coefficient; nil: no carbonFootprint member
+	byHeading    map[string]float64
+	pricing      *pricing // nil: no cost member
+	carbon       *float64 // coefficient; nil: no carbonFootprint member
 	ratios       bool
 	meterChanges []time.Time // sorted
 }
@@ -46,7 +47,11 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	}
 	duration := st.End.Sub(st.Start)
 	covered, real := coverage(ps)
-	byHeading := map[string]float64{}
+	if b.byHeading == nil {
+		b.byHeading = map[string]float64{}
+	}
+	byHeading := b.byHeading // not kept by the item: reused by the next one
+	clear(byHeading)
 	var (
 		natures                                             natureSet
 		negative, unreliable, estimated, usesLC, aggregated bool

@@ -16,6 +16,9 @@ type pricing struct {
 	standing []registry.StandingChargePeriod // by ValidFrom
 	days     map[dayKey]*localDay            // the local days met so far
 	last     *localDay                       // the last one looked up
+	// Results of energyCost and standingCharge, reused by the next call: an answer's items
+	// copy them (rounded) before asking again.
+	energy, components map[string]float64
 }
 
 // dayKey is a local date: year, month and day.
@@ -31,13 +34,19 @@ type localDay struct {
 	key        dayKey
 	start, end time.Time          // local midnights
 	prices     map[string]float64 // EUR/kWh by heading in force that day; nil before the first period
-	yearly     map[string]float64 // standing charge by component in force that day; nil before the first period
-	yearDays   float64            // days of the day's calendar year
+	daily      []componentCharge  // the yearly standing charge in force ÷ days of the day's calendar year; none before the first period
+}
+
+// componentCharge is a standing-charge component's amount for one whole day.
+type componentCharge struct {
+	component string
+	eur       float64
 }
 
 func newPricing(t *registry.Tariff, loc *time.Location) *pricing {
 	p := &pricing{loc: loc, prices: append([]registry.PricePeriod(nil), t.Prices...),
-		standing: append([]registry.StandingChargePeriod(nil), t.StandingCharges...), days: map[dayKey]*localDay{}}
+		standing: append([]registry.StandingChargePeriod(nil), t.StandingCharges...), days: map[dayKey]*localDay{},
+		energy: map[string]float64{}, components: map[string]float64{}}
 	sort.SliceStable(p.prices, func(i, j int) bool { return p.prices[i].ValidFrom < p.prices[j].ValidFrom })
 	sort.SliceStable(p.standing, func(i, j int) bool { return p.standing[i].ValidFrom < p.standing[j].ValidFrom })
 	return p
@@ -73,12 +82,14 @@ func (p *pricing) day(t time.Time) *localDay {
 	if !ok {
 		date := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 		ld = &localDay{
-			key:      k,
-			start:    WallClock(y, m, d, 0, 0, 0, 0, p.loc),
-			end:      WallClock(y, m, d+1, 0, 0, 0, 0, p.loc),
-			prices:   p.pricesOn(date),
-			yearly:   p.standingOn(date),
-			yearDays: float64(daysInYear(y)),
+			key:    k,
+			start:  WallClock(y, m, d, 0, 0, 0, 0, p.loc),
+			end:    WallClock(y, m, d+1, 0, 0, 0, 0, p.loc),
+			prices: p.pricesOn(date),
+		}
+		days := float64(daysInYear(y))
+		for c, v := range p.standingOn(date) {
+			ld.daily = append(ld.daily, componentCharge{c, v / days})
 		}
 		p.days[k] = ld
 	}
@@ -104,9 +115,10 @@ func (p *pricing) eachLocalDay(from, to time.Time, fn func(a, b time.Time, d *lo
 // energyCost is the EUR of the pieces by heading: each piece's energy is spread evenly over its
 // time span (the linear interpolation of the index at local midnights) and each local day's share
 // is priced at that day's price, so a price change inside a step applies day by day. Headings
-// without a price are left out.
+// without a price are left out. The map is valid until the next call.
 func (p *pricing) energyCost(ps []piece) map[string]float64 {
-	out := map[string]float64{}
+	out := p.energy
+	clear(out)
 	for _, pc := range ps {
 		length := pc.end.Sub(pc.start)
 		p.eachLocalDay(pc.start, pc.end, func(a, b time.Time, d *localDay, _ time.Duration) {
@@ -126,16 +138,14 @@ func (p *pricing) energyCost(ps []piece) map[string]float64 {
 
 // standingCharge is the standing charge of [from, to) by component: each local day carries the
 // yearly amount ÷ the days of its calendar year (365 or 366), a partial day its covered share
-// (of a 23-, 24- or 25-hour day).
+// (of a 23-, 24- or 25-hour day). The map is valid until the next call.
 func (p *pricing) standingCharge(from, to time.Time) (total float64, byComponent map[string]float64) {
-	byComponent = map[string]float64{}
+	byComponent = p.components
+	clear(byComponent)
 	p.eachLocalDay(from, to, func(a, b time.Time, d *localDay, day time.Duration) {
-		if d.yearly == nil {
-			return
-		}
 		share := float64(b.Sub(a)) / float64(day)
-		for c, v := range d.yearly {
-			byComponent[c] += v / d.yearDays * share
+		for _, c := range d.daily {
+			byComponent[c.component] += c.eur * share
 		}
 	})
 	for _, v := range byComponent {
