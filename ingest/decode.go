@@ -17,7 +17,8 @@ const (
 	MaxLoadCurvesPerFile = 1500
 )
 
-// SiteResolver maps a record's identity to a site id of the job's tenant.
+// SiteResolver maps a record's identity to a site id of the job's tenant. A job's files are
+// decoded concurrently: it must be safe for concurrent use.
 type SiteResolver interface {
 	SiteByID(ctx context.Context, siteID string) (ok bool, err error)
 	SiteByCustomer(ctx context.Context, siteCustomerID, personCustomerID string) (siteID string, ok bool, err error)

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"time"
 
 	"energy/schema"
@@ -14,86 +15,104 @@ const (
 	fluidGas  = "GAS"
 )
 
-// insertRows writes a validated archive's rows, one batch per table with explicit columns.
-// Each table's sort key is the record's identity, so inserting the same rows again (a job
-// re-run after a crash) changes nothing that a FINAL read sees.
-func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, rows Rows, seen time.Time) error {
-	if len(rows.Elec) > 0 {
-		err := insertBatch(ctx, db, "elec_indexes",
-			"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id",
-			len(rows.Elec), func(i int) []any {
-				r := rows.Elec[i]
-				return []any{tenantID, r.SiteID, r.PodID, r.TS.UTC(), flag(r.IndexBeforeChange), r.Nature, r.GenerationTS.UTC(), r.Dial, r.Value, jobID}
-			})
-		if err != nil {
-			return err
-		}
-	}
-	if len(rows.Gas) > 0 {
-		err := insertBatch(ctx, db, "gas_indexes",
-			"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id",
-			len(rows.Gas), func(i int) []any {
-				r := rows.Gas[i]
-				units, factors := r.ConversionUnits, r.ConversionFactors
-				if units == nil {
-					units = []string{}
-				}
-				if factors == nil {
-					factors = []float64{}
-				}
-				return []any{tenantID, r.SiteID, r.PodID, r.TS.UTC(), flag(r.IndexBeforeChange), r.Nature, r.GenerationTS.UTC(), r.Value, r.Unit, units, factors, jobID}
-			})
-		if err != nil {
-			return err
-		}
-	}
-	if len(rows.MaxPowers) > 0 {
-		err := insertBatch(ctx, db, "max_powers",
-			"tenant_id, site_id, pod_id, ts, generation_ts, value, job_id",
-			len(rows.MaxPowers), func(i int) []any {
-				r := rows.MaxPowers[i]
-				return []any{tenantID, r.SiteID, r.PodID, r.TS.UTC(), r.GenerationTS.UTC(), r.Value, jobID}
-			})
-		if err != nil {
-			return err
-		}
-	}
-	if len(rows.LoadCurvePoints) > 0 {
-		err := insertBatch(ctx, db, "load_curve_points",
-			"tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id",
-			len(rows.LoadCurvePoints), func(i int) []any {
-				r := rows.LoadCurvePoints[i]
-				return []any{tenantID, r.SiteID, r.PodID, r.BeginTS.UTC(), r.EndTS.UTC(), r.GenerationTS.UTC(), r.Value, r.Reliability, r.MeterReadingDate.UTC(), jobID}
-			})
-		if err != nil {
-			return err
-		}
-	}
-	pods, err := newPods(ctx, db, tenantID, podsOf(rows))
+// insertRows writes a validated archive's rows (one Rows per file), one INSERT per table with
+// explicit columns. Each table's sort key is the record's identity, so inserting the same rows
+// again (a job re-run after a crash) changes nothing that a FINAL read sees.
+func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, files []Rows, seen time.Time) error {
+	err := insertTable(ctx, db, "elec_indexes",
+		"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id",
+		files, func(r *Rows) []ElecIndexRow { return r.Elec }, func(size int) *elecBlock {
+			return &elecBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), dial: make([]string, size),
+				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size)}
+		})
 	if err != nil {
 		return err
 	}
-	if len(pods) > 0 {
-		return insertBatch(ctx, db, "pods", "tenant_id, site_id, pod_id, fluid, first_seen_ts", len(pods), func(i int) []any {
-			p := pods[i]
-			return []any{tenantID, p[0], p[1], p[2], stamp(seen)}
+	err = insertTable(ctx, db, "gas_indexes",
+		"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id",
+		files, func(r *Rows) []GasIndexRow { return r.Gas }, func(size int) *gasBlock {
+			return &gasBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), unit: make([]string, size),
+				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size),
+				units: make([][]string, size), factors: make([][]float64, size)}
 		})
+	if err != nil {
+		return err
 	}
-	return nil
+	err = insertTable(ctx, db, "max_powers", "tenant_id, site_id, pod_id, ts, generation_ts, value, job_id",
+		files, func(r *Rows) []MaxPowerRow { return r.MaxPowers }, func(size int) *maxPowerBlock {
+			return &maxPowerBlock{common: newCommon(tenantID, jobID, size),
+				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size)}
+		})
+	if err != nil {
+		return err
+	}
+	err = insertTable(ctx, db, "load_curve_points",
+		"tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id",
+		files, func(r *Rows) []LoadCurvePointRow { return r.LoadCurvePoints }, func(size int) *pointBlock {
+			return &pointBlock{common: newCommon(tenantID, jobID, size), begin: make([]int64, size), end: make([]int64, size),
+				gen: make([]int64, size), value: make([]int64, size), reliability: make([]uint8, size), day: make([]time.Time, size)}
+		})
+	if err != nil {
+		return err
+	}
+	pods, err := newPods(ctx, db, tenantID, podsOf(files))
+	if err != nil {
+		return err
+	}
+	first := stamp(seen)
+	return insertTable(ctx, db, "pods", "tenant_id, site_id, pod_id, fluid, first_seen_ts",
+		[]Rows{{}}, func(*Rows) [][3]string { return pods }, func(size int) *podBlock {
+			return &podBlock{tenant: repeat(tenantID, size), site: make([]string, size), pod: make([]string, size),
+				fluid: make([]string, size), first: repeat(first, size)}
+		})
 }
 
-// insertBatch sends n rows to table in one batch and records its latency and row count.
-func insertBatch(ctx context.Context, db *schema.DB, table, columns string, n int, row func(i int) []any) error {
+// insertBlockRows bounds the rows sent at once: the column buffers of one block are reused
+// for the next (no growth past the first block), and ClickHouse reads a block while the next
+// one is filled. The server squashes the blocks of one INSERT into parts as it sees fit.
+var insertBlockRows = 1 << 16
+
+// block holds the columns of up to a block's rows of one table.
+type block[T any] interface {
+	set(i int, r *T)     // writes r as the block's row i
+	columns(n int) []any // the block's first n rows, column by column
+}
+
+// insertTable sends the rows of one table in one INSERT, a block at a time, each column
+// appended whole (clickhouse-go takes a column slice in one call, several times cheaper than a
+// row of interface values at a time); it records the latency and the row count.
+func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, columns string, files []Rows,
+	rowsOf func(*Rows) []T, newBlock func(size int) B) error {
+	n := count(files, rowsOf)
+	if n == 0 {
+		return nil
+	}
 	start := time.Now()
 	b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+columns+")")
 	if err != nil {
 		return fmt.Errorf("insert into %s: %w", table, err)
 	}
-	for i := 0; i < n; i++ {
-		if err := b.Append(row(i)...); err != nil {
-			_ = b.Abort()
-			return fmt.Errorf("insert into %s: %w", table, err)
+	size := min(n, insertBlockRows)
+	blk := newBlock(size)
+	k, sent := 0, 0
+	for _, r := range all(files, rowsOf) {
+		blk.set(k, r)
+		if k++; k < size && sent+k < n {
+			continue
 		}
+		for i, col := range blk.columns(k) {
+			if err := b.Column(i).Append(col); err != nil {
+				_ = b.Abort()
+				return fmt.Errorf("insert into %s: column %d: %w", table, i, err)
+			}
+		}
+		if sent += k; sent < n {
+			if err := b.Flush(); err != nil {
+				_ = b.Abort()
+				return fmt.Errorf("insert into %s: %w", table, err)
+			}
+		}
+		k = 0
 	}
 	if err := b.Send(); err != nil {
 		return fmt.Errorf("insert into %s: %w", table, err)
@@ -103,8 +122,134 @@ func insertBatch(ctx context.Context, db *schema.DB, table, columns string, n in
 	return nil
 }
 
+// common are the columns every reading table starts and ends with (DateTime columns are
+// given as Unix seconds).
+type common struct {
+	tenant, site, pod, job []string
+}
+
+func newCommon(tenantID, jobID string, size int) common {
+	return common{tenant: repeat(tenantID, size), site: make([]string, size), pod: make([]string, size), job: repeat(jobID, size)}
+}
+
+type elecBlock struct {
+	common
+	nature, dial   []string
+	ts, gen, value []int64
+	ibc            []uint8
+}
+
+func (b *elecBlock) set(i int, r *ElecIndexRow) {
+	b.site[i], b.pod[i], b.ts[i], b.ibc[i] = r.SiteID, r.PodID, r.TS.Unix(), flag(r.IndexBeforeChange)
+	b.nature[i], b.gen[i], b.dial[i], b.value[i] = r.Nature, r.GenerationTS.Unix(), r.Dial, r.Value
+}
+
+func (b *elecBlock) columns(n int) []any {
+	return []any{b.tenant[:n], b.site[:n], b.pod[:n], b.ts[:n], b.ibc[:n], b.nature[:n], b.gen[:n], b.dial[:n], b.value[:n], b.job[:n]}
+}
+
+type gasBlock struct {
+	common
+	nature, unit   []string
+	ts, gen, value []int64
+	ibc            []uint8
+	units          [][]string
+	factors        [][]float64
+}
+
+func (b *gasBlock) set(i int, r *GasIndexRow) {
+	b.site[i], b.pod[i], b.ts[i], b.ibc[i] = r.SiteID, r.PodID, r.TS.Unix(), flag(r.IndexBeforeChange)
+	b.nature[i], b.gen[i], b.value[i], b.unit[i] = r.Nature, r.GenerationTS.Unix(), r.Value, r.Unit
+	b.units[i], b.factors[i] = r.ConversionUnits, r.ConversionFactors
+	if b.units[i] == nil {
+		b.units[i] = []string{}
+	}
+	if b.factors[i] == nil {
+		b.factors[i] = []float64{}
+	}
+}
+
+func (b *gasBlock) columns(n int) []any {
+	return []any{b.tenant[:n], b.site[:n], b.pod[:n], b.ts[:n], b.ibc[:n], b.nature[:n], b.gen[:n], b.value[:n], b.unit[:n],
+		b.units[:n], b.factors[:n], b.job[:n]}
+}
+
+type maxPowerBlock struct {
+	common
+	ts, gen, value []int64
+}
+
+func (b *maxPowerBlock) set(i int, r *MaxPowerRow) {
+	b.site[i], b.pod[i], b.ts[i], b.gen[i], b.value[i] = r.SiteID, r.PodID, r.TS.Unix(), r.GenerationTS.Unix(), r.Value
+}
+
+func (b *maxPowerBlock) columns(n int) []any {
+	return []any{b.tenant[:n], b.site[:n], b.pod[:n], b.ts[:n], b.gen[:n], b.value[:n], b.job[:n]}
+}
+
+type pointBlock struct {
+	common
+	begin, end, gen, value []int64
+	reliability            []uint8
+	day                    []time.Time
+}
+
+func (b *pointBlock) set(i int, r *LoadCurvePointRow) {
+	b.site[i], b.pod[i], b.begin[i], b.end[i] = r.SiteID, r.PodID, r.BeginTS.Unix(), r.EndTS.Unix()
+	b.gen[i], b.value[i], b.reliability[i], b.day[i] = r.GenerationTS.Unix(), r.Value, r.Reliability, r.MeterReadingDate
+}
+
+func (b *pointBlock) columns(n int) []any {
+	return []any{b.tenant[:n], b.site[:n], b.pod[:n], b.begin[:n], b.end[:n], b.gen[:n], b.value[:n], b.reliability[:n], b.day[:n], b.job[:n]}
+}
+
+// podBlock is a block of pods rows: (site, pod, fluid) triples.
+type podBlock struct {
+	tenant, site, pod, fluid []string
+	first                    []time.Time
+}
+
+func (b *podBlock) set(i int, p *[3]string) { b.site[i], b.pod[i], b.fluid[i] = p[0], p[1], p[2] }
+
+func (b *podBlock) columns(n int) []any {
+	return []any{b.tenant[:n], b.site[:n], b.pod[:n], b.fluid[:n], b.first[:n]}
+}
+
+// count is the number of rows of one table in the files.
+func count[T any](files []Rows, table func(*Rows) []T) int {
+	n := 0
+	for f := range files {
+		n += len(table(&files[f]))
+	}
+	return n
+}
+
+// all yields the rows of one table across the files, numbered from 0.
+func all[T any](files []Rows, table func(*Rows) []T) iter.Seq2[int, *T] {
+	return func(yield func(int, *T) bool) {
+		i := 0
+		for f := range files {
+			rows := table(&files[f])
+			for k := range rows {
+				if !yield(i, &rows[k]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+func repeat[T any](v T, n int) []T {
+	s := make([]T, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
 // podsOf lists the distinct (site, pod, fluid) of the rows.
-func podsOf(rows Rows) [][3]string {
+func podsOf(files []Rows) [][3]string {
 	seen := map[[3]string]bool{}
 	var out [][3]string
 	add := func(site, pod, fluid string) {
@@ -114,17 +259,19 @@ func podsOf(rows Rows) [][3]string {
 			out = append(out, k)
 		}
 	}
-	for _, r := range rows.Elec {
-		add(r.SiteID, r.PodID, fluidElec)
-	}
-	for _, r := range rows.MaxPowers {
-		add(r.SiteID, r.PodID, fluidElec)
-	}
-	for _, r := range rows.LoadCurvePoints {
-		add(r.SiteID, r.PodID, fluidElec)
-	}
-	for _, r := range rows.Gas {
-		add(r.SiteID, r.PodID, fluidGas)
+	for _, rows := range files {
+		for _, r := range rows.Elec {
+			add(r.SiteID, r.PodID, fluidElec)
+		}
+		for _, r := range rows.MaxPowers {
+			add(r.SiteID, r.PodID, fluidElec)
+		}
+		for _, r := range rows.LoadCurvePoints {
+			add(r.SiteID, r.PodID, fluidElec)
+		}
+		for _, r := range rows.Gas {
+			add(r.SiteID, r.PodID, fluidGas)
+		}
 	}
 	return out
 }

@@ -56,16 +56,11 @@ type Rows struct {
 	LoadCurvePoints []LoadCurvePointRow
 }
 
-// Append adds other's rows to r.
-func (r *Rows) Append(other Rows) {
-	r.Elec = append(r.Elec, other.Elec...)
-	r.Gas = append(r.Gas, other.Gas...)
-	r.MaxPowers = append(r.MaxPowers, other.MaxPowers...)
-	r.LoadCurvePoints = append(r.LoadCurvePoints, other.LoadCurvePoints...)
-}
-
 // Sites returns the distinct site ids the rows touch (their cached results must be dropped).
-func (r *Rows) Sites() []string {
+func (r *Rows) Sites() []string { return sitesOf([]Rows{*r}) }
+
+// sitesOf returns the distinct site ids of the files' rows.
+func sitesOf(files []Rows) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {
@@ -74,17 +69,19 @@ func (r *Rows) Sites() []string {
 			out = append(out, s)
 		}
 	}
-	for _, x := range r.Elec {
-		add(x.SiteID)
-	}
-	for _, x := range r.Gas {
-		add(x.SiteID)
-	}
-	for _, x := range r.MaxPowers {
-		add(x.SiteID)
-	}
-	for _, x := range r.LoadCurvePoints {
-		add(x.SiteID)
+	for _, r := range files {
+		for _, x := range r.Elec {
+			add(x.SiteID)
+		}
+		for _, x := range r.Gas {
+			add(x.SiteID)
+		}
+		for _, x := range r.MaxPowers {
+			add(x.SiteID)
+		}
+		for _, x := range r.LoadCurvePoints {
+			add(x.SiteID)
+		}
 	}
 	return out
 }

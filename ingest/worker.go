@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 )
 
@@ -127,21 +129,13 @@ func (s *Service) process(e *entry) {
 		s.fail(e, "load the tenant's sites", err)
 		return
 	}
-	var rows Rows
-	files := make([]FileReport, 0, len(members))
+	fileRows, files, err := decodeFiles(ctx, members, sites)
+	if err != nil {
+		s.fail(e, "decode the files", err)
+		return
+	}
 	var ov Overview
-	for i := range members {
-		r, rep, err := DecodeFile(ctx, members[i], sites)
-		if err != nil {
-			s.fail(e, "decode "+members[i].Name, err)
-			return
-		}
-		members[i].Data = nil // let the decoded file's bytes go
-		rows.Append(r)
-		if rep.FailedOperations == nil {
-			rep.FailedOperations = []FailedOperation{}
-		}
-		files = append(files, rep)
+	for _, rep := range files {
 		ov.Total += rep.NbOperationsTotal
 		ov.OK += rep.NbOperationsOK
 		ov.KO += rep.NbOperationsKO
@@ -158,11 +152,11 @@ func (s *Service) process(e *entry) {
 	// ends in TIMEOUT with part of its rows stored because of the deadline alone.
 	ictx, icancel := context.WithTimeout(s.runCtx, insertTimeout)
 	defer icancel()
-	if err := insertRows(ictx, s.cfg.DB, job.TenantID, job.ID, rows, job.SubmittedTS); err != nil {
+	if err := insertRows(ictx, s.cfg.DB, job.TenantID, job.ID, fileRows, job.SubmittedTS); err != nil {
 		s.fail(e, "insert the rows", err)
 		return
 	}
-	for _, site := range rows.Sites() {
+	for _, site := range sitesOf(fileRows) {
 		s.cfg.Registry.Versions.Bump(job.TenantID, site)
 	}
 	if s.afterInsert != nil {
@@ -171,6 +165,36 @@ func (s *Service) process(e *entry) {
 	done := job.to(StateDone, stamp(s.now()))
 	done.Overview, done.Files = ov, files
 	s.finalize(e, done)
+}
+
+// decodeFiles decodes the archive's files, several at once (one per CPU), and returns their
+// rows and reports in archive order; err is the first resolver (storage) failure.
+func decodeFiles(ctx context.Context, members []Member, sites SiteResolver) ([]Rows, []FileReport, error) {
+	rows := make([]Rows, len(members))
+	reps := make([]FileReport, len(members))
+	errs := make([]error, len(members))
+	next := make(chan int, len(members))
+	for i := range members {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(len(members), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range next {
+				rows[i], reps[i], errs[i] = DecodeFile(ctx, members[i], sites)
+				members[i].Data = nil // let the decoded file's bytes go
+				if reps[i].FailedOperations == nil {
+					reps[i].FailedOperations = []FailedOperation{}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return rows, reps, nil
 }
 
 // insertTimeout bounds one job's inserts (the largest archives take about a second).
