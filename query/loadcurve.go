@@ -104,6 +104,13 @@ func resolvePoints(stored []storedPoint) []loadCurvePoint {
 // tariff headings by the time-of-use schedule. A missing point is missing data: no piece.
 func loadCurvePieces(points []loadCurvePoint, steps []Step, tou *timeOfUse) [][]piece {
 	out := make([][]piece, len(steps))
+	// One allocation for the usual pieces of every step (its share of the points, plus one for
+	// a heading change); a step that needs more grows out of its slot (the capacity is capped).
+	per := (len(points)+len(steps)-1)/len(steps) + 1
+	slab := make([]piece, len(steps)*per)
+	for k := range out {
+		out[k] = slab[k*per : k*per : (k+1)*per]
+	}
 	for _, p := range points {
 		first := sort.Search(len(steps), func(i int) bool { return steps[i].End.After(p.begin) })
 		for k := first; k < len(steps) && steps[k].Start.Before(p.end); k++ {
