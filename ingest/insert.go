@@ -21,7 +21,7 @@ const (
 func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, files []Rows, seen time.Time) error {
 	err := insertTable(ctx, db, "elec_indexes",
 		"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id",
-		files, func(r *Rows) []ElecIndexRow { return r.Elec }, func(size int) *elecBlock {
+		keyOrder(files, func(r *Rows) []ElecIndexRow { return r.Elec }, elecKey), func(size int) *elecBlock {
 			return &elecBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), dial: make([]string, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size)}
 		})
@@ -30,7 +30,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	}
 	err = insertTable(ctx, db, "gas_indexes",
 		"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id",
-		files, func(r *Rows) []GasIndexRow { return r.Gas }, func(size int) *gasBlock {
+		keyOrder(files, func(r *Rows) []GasIndexRow { return r.Gas }, gasKey), func(size int) *gasBlock {
 			return &gasBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), unit: make([]string, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size),
 				units: make([][]string, size), factors: make([][]float64, size)}
@@ -39,7 +39,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 		return err
 	}
 	err = insertTable(ctx, db, "max_powers", "tenant_id, site_id, pod_id, ts, generation_ts, value, job_id",
-		files, func(r *Rows) []MaxPowerRow { return r.MaxPowers }, func(size int) *maxPowerBlock {
+		keyOrder(files, func(r *Rows) []MaxPowerRow { return r.MaxPowers }, maxPowerKey), func(size int) *maxPowerBlock {
 			return &maxPowerBlock{common: newCommon(tenantID, jobID, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size)}
 		})
@@ -48,7 +48,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	}
 	err = insertTable(ctx, db, "load_curve_points",
 		"tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id",
-		files, func(r *Rows) []LoadCurvePointRow { return r.LoadCurvePoints }, func(size int) *pointBlock {
+		keyOrder(files, func(r *Rows) []LoadCurvePointRow { return r.LoadCurvePoints }, pointKey), func(size int) *pointBlock {
 			return &pointBlock{common: newCommon(tenantID, jobID, size), begin: make([]int64, size), end: make([]int64, size),
 				gen: make([]int64, size), value: make([]int64, size), reliability: make([]uint8, size), day: make([]time.Time, size)}
 		})
@@ -61,7 +61,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	}
 	first := stamp(seen)
 	return insertTable(ctx, db, "pods", "tenant_id, site_id, pod_id, fluid, first_seen_ts",
-		[]Rows{{}}, func(*Rows) [][3]string { return pods }, func(size int) *podBlock {
+		[][][3]string{pods}, func(size int) *podBlock {
 			return &podBlock{tenant: repeat(tenantID, size), site: make([]string, size), pod: make([]string, size),
 				fluid: make([]string, size), first: repeat(first, size)}
 		})
@@ -81,9 +81,12 @@ type block[T any] interface {
 // insertTable sends the rows of one table in one INSERT, a block at a time, each column
 // appended whole (clickhouse-go takes a column slice in one call, several times cheaper than a
 // row of interface values at a time); it records the latency and the row count.
-func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, columns string, files []Rows,
-	rowsOf func(*Rows) []T, newBlock func(size int) B) error {
-	n := count(files, rowsOf)
+func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, columns string, runs [][]T,
+	newBlock func(size int) B) error {
+	n := 0
+	for _, run := range runs {
+		n += len(run)
+	}
 	if n == 0 {
 		return nil
 	}
@@ -95,7 +98,7 @@ func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, c
 	size := min(n, insertBlockRows)
 	blk := newBlock(size)
 	k, sent := 0, 0
-	for _, r := range all(files, rowsOf) {
+	for r := range rowsOf(runs) {
 		blk.set(k, r)
 		if k++; k < size && sent+k < n {
 			continue
@@ -215,26 +218,14 @@ func (b *podBlock) columns(n int) []any {
 	return []any{b.tenant[:n], b.site[:n], b.pod[:n], b.fluid[:n], b.first[:n]}
 }
 
-// count is the number of rows of one table in the files.
-func count[T any](files []Rows, table func(*Rows) []T) int {
-	n := 0
-	for f := range files {
-		n += len(table(&files[f]))
-	}
-	return n
-}
-
-// all yields the rows of one table across the files, numbered from 0.
-func all[T any](files []Rows, table func(*Rows) []T) iter.Seq2[int, *T] {
-	return func(yield func(int, *T) bool) {
-		i := 0
-		for f := range files {
-			rows := table(&files[f])
-			for k := range rows {
-				if !yield(i, &rows[k]) {
+// rowsOf yields the rows of the runs in turn.
+func rowsOf[T any](runs [][]T) iter.Seq[*T] {
+	return func(yield func(*T) bool) {
+		for _, run := range runs {
+			for k := range run {
+				if !yield(&run[k]) {
 					return
 				}
-				i++
 			}
 		}
 	}
