@@ -25,7 +25,8 @@ type SiteResolver interface {
 }
 
 // elementDecoder validates one element of an array, appending its rows when it is valid.
-type elementDecoder func(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error
+// The element starts rest, which may go on after it: the decoder returns its length.
+type elementDecoder func(ctx context.Context, rest []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error)
 
 var decoders = map[string]elementDecoder{
 	ArrayCyclicGasIndexes: decodeGasIndex,
@@ -89,30 +90,29 @@ func DecodeFile(ctx context.Context, m Member, sites SiteResolver) (Rows, FileRe
 			rows.MaxPowers = slices.Grow(rows.MaxPowers, a.count)
 		}
 		var err error
-		eachElement(a.raw, func(i int, raw []byte) {
-			if err != nil {
-				return
-			}
+		eachElement(a.raw, func(i int, rest []byte) int {
 			if i%1000 == 999 {
 				if err = ctx.Err(); err != nil {
-					return
+					return 0
 				}
 			}
 			errs = errs[:0]
-			if err = decode(ctx, raw, cache, &errs, &rows); err != nil {
-				return
+			size, derr := decode(ctx, rest, cache, &errs, &rows)
+			if err = derr; err != nil {
+				return 0
 			}
 			if len(errs) == 0 {
 				rep.NbOperationsOK++
-				return
+				return size
 			}
 			rep.NbOperationsKO++
 			if len(rep.FailedOperations) == MaxFailedOperations {
 				rep.FailedOperationsTruncated = true
-				return
+				return size
 			}
 			rep.FailedOperations = append(rep.FailedOperations,
 				FailedOperation{Array: a.name, Index: i, Errors: append([]FieldFailure(nil), errs...)})
+			return size
 		})
 		if err != nil {
 			return Rows{}, FileReport{}, err

@@ -95,6 +95,9 @@ func valueEnd(b []byte, i int) int {
 	return i
 }
 
+// valueLen is the length of the value that starts rest.
+func valueLen(rest []byte) int { return valueEnd(rest, 0) }
+
 // stringEnd returns the index just past the string whose opening quote is b[i]. Strings of
 // archive files are short: a plain loop beats bytes.IndexByte's call per quote.
 func stringEnd(b []byte, i int) int {
@@ -109,10 +112,11 @@ func stringEnd(b []byte, i int) int {
 	return len(b)
 }
 
-// eachMember calls fn for every member of the object raw, in order, duplicates included;
-// validKey is false for a key holding invalid UTF-8 (replaced by U+FFFD in key). key is only
-// valid during the call (it may be a view of raw).
-func eachMember(raw []byte, fn func(key []byte, validKey bool, val []byte)) {
+// eachMember calls fn for every member of the object that starts raw, in order, duplicates
+// included, and returns the object's length (raw may go on after it); validKey is false for a
+// key holding invalid UTF-8 (replaced by U+FFFD in key). key is only valid during the call (it
+// may be a view of raw).
+func eachMember(raw []byte, fn func(key []byte, validKey bool, val []byte)) int {
 	i := skipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		end := stringEnd(raw, i)
@@ -131,21 +135,24 @@ func eachMember(raw []byte, fn func(key []byte, validKey bool, val []byte)) {
 		}
 		break
 	}
+	return min(i+1, len(raw)) // past the closing brace
 }
 
-// eachElement calls fn for every element of the array raw, with its 0-based index.
-func eachElement(raw []byte, fn func(i int, val []byte)) {
+// eachElement calls fn for every element of the array raw, with its 0-based index and the
+// bytes from the element's start to the end of raw: fn returns the element's length (its
+// decoder parses an object once, without a scan for its end first; valueLen measures any
+// value). A length of 0 stops the walk.
+func eachElement(raw []byte, fn func(i int, rest []byte) int) {
 	i := skipSpace(raw, 1)
 	if i >= len(raw) || raw[i] == ']' {
 		return
 	}
 	for n := 0; i < len(raw); n++ {
-		end := valueEnd(raw, i)
-		if end == i { // not a value: only reachable on invalid input
+		size := fn(n, raw[i:])
+		if size <= 0 { // not a value (only on invalid input), or stopped
 			return
 		}
-		fn(n, raw[i:end])
-		i = skipSpace(raw, end)
+		i = skipSpace(raw, i+size)
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)
 			continue

@@ -83,11 +83,11 @@ type element struct {
 	errs  *[]FieldFailure
 }
 
-// init reads the object raw; a key given twice is an INVALID_FIELD (which value would win is
-// otherwise a guess).
-func (e *element) init(raw []byte, names []string, point int, errs *[]FieldFailure) {
+// init reads the object that starts raw and returns its length; a key given twice is an
+// INVALID_FIELD (which value would win is otherwise a guess).
+func (e *element) init(raw []byte, names []string, point int, errs *[]FieldFailure) int {
 	e.names, e.point, e.errs = names, point, errs
-	eachMember(raw, func(key []byte, _ bool, val []byte) {
+	return eachMember(raw, func(key []byte, _ bool, val []byte) {
 		for k, n := range names {
 			if string(key) == n {
 				if e.vals[k] != nil {
@@ -314,15 +314,15 @@ func (e *element) common(ctx context.Context, sites *siteCache) (siteID, podID s
 }
 
 // decodeGasIndex validates one element of cyclicGasIndexes.
-func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
 	if !isObject(raw, errs) {
-		return nil
+		return valueLen(raw), nil
 	}
 	var e element
-	e.init(raw, gasFields, -1, errs)
+	size := e.init(raw, gasFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
-		return err
+		return size, err
 	}
 	nature, _ := e.oneOf("nature", gasNatures, "the cyclic gas natures (MKT_CYCLIC_DISTRIBUTOR, MKT_ESTIMATION, DTN_CUSTOMER_ACK, MKT_CUSTOMER and their _INVALID forms)")
 	ts, _ := e.timeField("ts", parseTimestampZ)
@@ -336,11 +336,11 @@ func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]F
 		units, factors = conversionFactors(&e, obj)
 	}
 	if !e.ok() {
-		return nil
+		return size, nil
 	}
 	rows.Gas = append(rows.Gas, GasIndexRow{SiteID: siteID, PodID: podID, TS: ts, IndexBeforeChange: ibc, Nature: nature,
 		GenerationTS: gen, Value: value, Unit: unit, ConversionUnits: units, ConversionFactors: factors})
-	return nil
+	return size, nil
 }
 
 // conversionFactors reads a map of unit name → finite positive factor, sorted by unit.
@@ -383,15 +383,15 @@ func conversionFactors(e *element, obj []byte) ([]string, []float64) {
 }
 
 // decodeSmartIndex validates one element of smartElecIndexes: one row per dial.
-func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
 	if !isObject(raw, errs) {
-		return nil
+		return valueLen(raw), nil
 	}
 	var e element
-	e.init(raw, smartFields, -1, errs)
+	size := e.init(raw, smartFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
-		return err
+		return size, err
 	}
 	nature, _ := e.oneOf("nature", smartNatures, "MKT_SMART_DISTRIBUTOR, MKT_SMART_DISTRIBUTOR_INVALID")
 	ts, _ := e.timeField("ts", parseTimestampZ)
@@ -425,48 +425,48 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 		}
 	}
 	if !e.ok() {
-		return nil
+		return size, nil
 	}
 	slices.SortFunc(dials, func(a, b dial) int { return strings.Compare(a.name, b.name) })
 	for _, d := range dials {
 		rows.Elec = append(rows.Elec, ElecIndexRow{SiteID: siteID, PodID: podID, TS: ts, IndexBeforeChange: ibc,
 			Nature: nature, GenerationTS: gen, Dial: d.name, Value: d.value})
 	}
-	return nil
+	return size, nil
 }
 
 // decodeMaxPower validates one element of maxPowers.
-func decodeMaxPower(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+func decodeMaxPower(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
 	if !isObject(raw, errs) {
-		return nil
+		return valueLen(raw), nil
 	}
 	var e element
-	e.init(raw, maxFields, -1, errs)
+	size := e.init(raw, maxFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
-		return err
+		return size, err
 	}
 	ts, _ := e.timeField("ts", parseTimestampZ)
 	gen, _ := e.timeField("generationTs", parseTimestampZ)
 	value, _ := e.integer("value", 0, math.MaxInt64)
 	if !e.ok() {
-		return nil
+		return size, nil
 	}
 	rows.MaxPowers = append(rows.MaxPowers, MaxPowerRow{SiteID: siteID, PodID: podID, TS: ts, GenerationTS: gen, Value: value})
-	return nil
+	return size, nil
 }
 
 // decodeLoadCurve validates one element of loadCurves: one row per point, each point turned
 // into its [begin, end) interval with the curve's step.
-func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) error {
+func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
 	if !isObject(raw, errs) {
-		return nil
+		return valueLen(raw), nil
 	}
 	var e element
-	e.init(raw, curveFields, -1, errs)
+	size := e.init(raw, curveFields, -1, errs)
 	siteID, podID, err := e.common(ctx, sites)
 	if err != nil {
-		return err
+		return size, err
 	}
 	day, _ := e.timeField("meterReadingDate", parseDate)
 	gen, _ := e.timeField("generationTs", parseTimestampOffset)
@@ -480,22 +480,22 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	switch k := kindOf(values); k {
 	case kindNone, kindNull:
 		e.fail(CodeMissingField, "values", "is required")
-		return nil
+		return size, nil
 	case kindArray:
 	default:
 		e.fail(CodeInvalidField, "values", "must be an array of points, not "+k.String())
-		return nil
+		return size, nil
 	}
 	start := len(rows.LoadCurvePoints)
 	n := 0
-	eachElement(values, func(i int, raw []byte) {
+	eachElement(values, func(i int, raw []byte) int {
 		n++
 		if kindOf(raw) != kindObject {
 			e.fail(CodeInvalidField, pointPath(i), "must be an object with beginTs or endTs, value and reliability")
-			return
+			return valueLen(raw)
 		}
 		var p element
-		p.init(raw, pointFields, i, errs)
+		size := p.init(raw, pointFields, i, errs)
 		var at time.Time
 		var fromBegin, timeOK bool
 		switch hasBegin, hasEnd := p.present("beginTs"), p.present("endTs"); {
@@ -512,14 +512,14 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 		value, _ := p.integer("value", 0, math.MaxInt64)
 		reliability, _ := p.integer("reliability", 0, 1)
 		if !timeOK || step == 0 || !e.ok() {
-			return
+			return size
 		}
 		begin, end := at, at.Add(step)
 		if !fromBegin {
 			begin, end = at.Add(-step), at
 			if begin.Before(minTime) {
 				p.fail(CodeInvalidField, "endTs", "ends a step that starts before 1970-01-01T00:00:00Z")
-				return
+				return size
 			}
 		}
 		if len(rows.LoadCurvePoints) == cap(rows.LoadCurvePoints) {
@@ -530,6 +530,7 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 		rows.LoadCurvePoints = append(rows.LoadCurvePoints, LoadCurvePointRow{SiteID: siteID, PodID: podID,
 			BeginTS: begin, EndTS: end, GenerationTS: gen,
 			Value: value, Reliability: uint8(reliability), MeterReadingDate: day})
+		return size
 	})
 	if n == 0 {
 		e.fail(CodeInvalidField, "values", "must hold at least one point")
@@ -537,7 +538,7 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	if !e.ok() {
 		rows.LoadCurvePoints = rows.LoadCurvePoints[:start]
 	}
-	return nil
+	return size, nil
 }
 
 func pointPath(i int) string { return "values[" + strconv.Itoa(i) + "]" }
