@@ -2,10 +2,13 @@ package apidocs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -104,6 +107,13 @@ func buildError(hctx huma.Context, status int, msg string, errs ...error) *APIEr
 	switch {
 	case status == http.StatusUnprocessableEntity || status == http.StatusBadRequest:
 		return BadParam("%s", describeValidation(msg, errs))
+	case status == http.StatusUnsupportedMediaType:
+		// Not a status of the contract: a body Huma cannot read is a malformed body value.
+		ct := ""
+		if hctx != nil {
+			ct = hctx.Header("Content-Type")
+		}
+		return BadParam("request body: Content-Type %q is not supported; send the body as application/json", ct)
 	case status == http.StatusRequestEntityTooLarge:
 		return Fail(status, CodeInvalidParameter, "the request body is too large")
 	case status == http.StatusNotFound:
@@ -145,7 +155,14 @@ func describeValidation(msg string, errs []error) string {
 	for _, err := range errs {
 		var d *huma.ErrorDetail
 		if errors.As(err, &d) {
-			parts = append(parts, describeLocation(d.Location)+": "+d.Message+valueSuffix(d.Value))
+			loc, message := d.Location, d.Message
+			// "body: expected required property x to be present" names the field itself.
+			if m := requiredProperty.FindStringSubmatch(message); m != nil {
+				loc, message = loc+"."+m[1], "is required"
+				parts = append(parts, describeLocation(loc)+": "+message)
+				continue
+			}
+			parts = append(parts, describeLocation(loc)+": "+message+valueSuffix(d.Value))
 			continue
 		}
 		if err != nil {
@@ -157,6 +174,9 @@ func describeValidation(msg string, errs []error) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// requiredProperty matches Huma's message for a missing required body field.
+var requiredProperty = regexp.MustCompile(`^expected required property (\S+) to be present$`)
 
 func describeLocation(loc string) string {
 	kind, name, ok := strings.Cut(loc, ".")
@@ -176,8 +196,14 @@ func describeLocation(loc string) string {
 	return loc
 }
 
+// valueSuffix quotes the offending value when it is a scalar; a whole object or array
+// (Huma gives the enclosing object for unknown or missing properties) would only be noise.
 func valueSuffix(v any) string {
 	if v == nil {
+		return ""
+	}
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Map, reflect.Slice, reflect.Array, reflect.Struct:
 		return ""
 	}
 	s := fmt.Sprint(v)
@@ -206,5 +232,8 @@ func writeError(w http.ResponseWriter, e *APIError) {
 		}
 	}
 	w.WriteHeader(e.Status)
-	fmt.Fprintf(w, `{"errorCode":%q,"errorDescription":%q}`, e.Code, e.Description)
+	// encoding/json, not %q: Go quoting writes \xNN for control bytes and invalid UTF-8 (a
+	// request path can carry both), which is not JSON.
+	b, _ := json.Marshal(e)
+	_, _ = w.Write(b)
 }

@@ -90,6 +90,44 @@ func TestUnknownRouteIs404AndWrongMethod405WhateverTheToken(t *testing.T) {
 	}
 }
 
+// A path with control bytes or invalid UTF-8 still gets a JSON error body (Go's %q quoting
+// would write \xNN escapes, which JSON parsers reject).
+func TestRoutingErrorBodyIsJSONWhateverThePath(t *testing.T) {
+	h := newHarness(t)
+	st, b, hdr := h.do("GET", "/v2/nowhere%01%ff", "", "")
+	h.wantError(st, b, hdr, http.StatusNotFound, CodeNotFound, "/v2/nowhere")
+	st, b, hdr = h.do("DELETE", "/v2/tariffs/T%01%ff", "", "")
+	h.wantError(st, b, hdr, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "DELETE")
+}
+
+// A body Huma cannot read (not JSON) is a malformed body value: 400 INVALID_PARAMETER, the
+// contract has no 415.
+func TestBodyOfUnsupportedContentTypeIs400(t *testing.T) {
+	h := newHarness(t)
+	req, _ := http.NewRequest("PUT", h.srv.URL+"/v2/sites/S1", strings.NewReader(`{"timezone":"Europe/Paris"}`))
+	req.Header.Set("Authorization", "Bearer "+h.admin)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	h.wantError(resp.StatusCode, readAll(t, resp), resp.Header, http.StatusBadRequest, CodeInvalidParameter, "Content-Type", "application/json")
+}
+
+// Descriptions of missing and unknown body fields name the field, without dumping the
+// enclosing object.
+func TestMissingAndUnknownBodyFieldsNamedPlainly(t *testing.T) {
+	h := newHarness(t)
+	st, b, hdr := h.do("PUT", "/v1/weather-stations/W1", h.admin, `{"name":"x","longitude":2}`)
+	h.wantError(st, b, hdr, http.StatusBadRequest, CodeInvalidParameter, "body field latitude: is required")
+	st, b, hdr = h.do("PUT", "/v1/weather-stations/W1", h.admin, `{"name":"x","latitude":1,"longitude":2,"altitude":3}`)
+	h.wantError(st, b, hdr, http.StatusBadRequest, CodeInvalidParameter, "body field altitude: unexpected property")
+	if strings.Contains(string(b), "map[") {
+		t.Errorf("description dumps a Go map: %s", b)
+	}
+}
+
 func TestPanicIs500CarryingTheRequestID(t *testing.T) {
 	h := newHarness(t)
 	h.srv = newTestOpsServer(t, h)
