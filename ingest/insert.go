@@ -2,8 +2,11 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
+	"runtime"
+	"sync"
 	"time"
 
 	"energy/schema"
@@ -78,9 +81,10 @@ type block[T any] interface {
 	columns(n int) []any // the block's first n rows, column by column
 }
 
-// insertTable sends the rows of one table in one INSERT, a block at a time, each column
-// appended whole (clickhouse-go takes a column slice in one call, several times cheaper than a
-// row of interface values at a time); it records the latency and the row count.
+// insertTable sends the rows of one table, a large table split into up to insertStreams
+// INSERTs sent at once (ClickHouse writes the parts of an INSERT on one thread: on a 2-core
+// machine the second core is otherwise idle while the server writes), and records the latency
+// and the row count.
 func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, columns string, runs [][]T,
 	newBlock func(size int) B) error {
 	n := 0
@@ -91,14 +95,44 @@ func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, c
 		return nil
 	}
 	start := time.Now()
-	b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+columns+")")
-	if err != nil {
+	streams := max(1, min(insertStreams, n/minStreamRows))
+	errs := make([]error, streams)
+	var wg sync.WaitGroup
+	for s := range streams {
+		wg.Go(func() {
+			errs[s] = insertRange(ctx, db, table, columns, runs, newBlock, n*s/streams, n*(s+1)/streams)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("insert into %s: %w", table, err)
 	}
+	insertDuration.WithLabelValues(table).Observe(time.Since(start).Seconds())
+	rowsInserted.WithLabelValues(table).Add(float64(n))
+	return nil
+}
+
+// insertStreams bounds the INSERTs of one table sent at once; minStreamRows is the fewest rows
+// worth an INSERT of their own (below it, the cost of more INSERTs and parts outweighs the gain).
+var (
+	insertStreams = runtime.GOMAXPROCS(0)
+	minStreamRows = 1 << 17
+)
+
+// insertRange sends the rows [lo, hi) of the runs in one INSERT, a block at a time, each
+// column appended whole (clickhouse-go takes a column slice in one call, several times cheaper
+// than a row of interface values at a time).
+func insertRange[T any, B block[T]](ctx context.Context, db *schema.DB, table, columns string, runs [][]T,
+	newBlock func(size int) B, lo, hi int) error {
+	b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+columns+")")
+	if err != nil {
+		return err
+	}
+	n := hi - lo
 	size := min(n, insertBlockRows)
 	blk := newBlock(size)
 	k, sent := 0, 0
-	for r := range rowsOf(runs) {
+	for r := range rowRange(runs, lo, hi) {
 		blk.set(k, r)
 		if k++; k < size && sent+k < n {
 			continue
@@ -106,23 +140,18 @@ func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, c
 		for i, col := range blk.columns(k) {
 			if err := b.Column(i).Append(col); err != nil {
 				_ = b.Abort()
-				return fmt.Errorf("insert into %s: column %d: %w", table, i, err)
+				return fmt.Errorf("column %d: %w", i, err)
 			}
 		}
 		if sent += k; sent < n {
 			if err := b.Flush(); err != nil {
 				_ = b.Abort()
-				return fmt.Errorf("insert into %s: %w", table, err)
+				return err
 			}
 		}
 		k = 0
 	}
-	if err := b.Send(); err != nil {
-		return fmt.Errorf("insert into %s: %w", table, err)
-	}
-	insertDuration.WithLabelValues(table).Observe(time.Since(start).Seconds())
-	rowsInserted.WithLabelValues(table).Add(float64(n))
-	return nil
+	return b.Send()
 }
 
 // common are the columns every reading table starts and ends with (DateTime columns are
@@ -218,15 +247,23 @@ func (b *podBlock) columns(n int) []any {
 	return []any{b.tenant[:n], b.site[:n], b.pod[:n], b.fluid[:n], b.first[:n]}
 }
 
-// rowsOf yields the rows of the runs in turn.
-func rowsOf[T any](runs [][]T) iter.Seq[*T] {
+// rowRange yields the rows [lo, hi) of the runs, numbered across them in turn.
+func rowRange[T any](runs [][]T, lo, hi int) iter.Seq[*T] {
 	return func(yield func(*T) bool) {
 		for _, run := range runs {
-			for k := range run {
+			if lo >= len(run) {
+				lo, hi = lo-len(run), hi-len(run)
+				continue
+			}
+			for k := lo; k < min(hi, len(run)); k++ {
 				if !yield(&run[k]) {
 					return
 				}
 			}
+			if hi <= len(run) {
+				return
+			}
+			lo, hi = 0, hi-len(run)
 		}
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"time"
 )
 
-// The rows of two files, sent in blocks of 2 rows (several Flushes in one INSERT), are stored
-// exactly, column by column.
+// The rows of two files, sent as 3 concurrent INSERTs of blocks of 2 rows (several Flushes in
+// one INSERT, row ranges across files), are stored exactly, column by column.
 func TestInsertRowsInBlocks(t *testing.T) {
 	env := newJobEnv(t)
-	defer func(n int) { insertBlockRows = n }(insertBlockRows)
-	insertBlockRows = 2
+	defer func(blockRows, streams, streamRows int) {
+		insertBlockRows, insertStreams, minStreamRows = blockRows, streams, streamRows
+	}(insertBlockRows, insertStreams, minStreamRows)
+	insertBlockRows, insertStreams, minStreamRows = 2, 3, 1
 	second := strings.ReplaceAll(readingsFile, "2024-02-01T00:30:00+01:00", "2024-02-01T02:00:00+01:00")
 	var files []Rows
 	for _, body := range []string{readingsFile, second} {
