@@ -2,6 +2,7 @@ package apidocs
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -182,6 +183,25 @@ func TestRequestIDEchoedOrGenerated(t *testing.T) {
 		if got := resp.Header.Get("X-Request-Id"); len(got) != 24 {
 			t.Fatalf("X-Request-Id %q was echoed as %q, want a generated one", bad, got)
 		}
+	}
+}
+
+// /readyz names the condition, not the driver's message (internal addresses stay in the log).
+func TestNotReadyIs503WithoutInternalDetail(t *testing.T) {
+	h := newHarness(t)
+	handler, _ := NewMain(Config{Registry: h.reg, Ready: func(context.Context) error {
+		return errors.New("ping: dial tcp 10.1.2.3:9000: connection refused")
+	}})
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	h.srv = srv
+	st, b, hdr := h.do("GET", "/readyz", "", "")
+	h.wantError(st, b, hdr, http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready")
+	if strings.Contains(string(b), "10.1.2.3") {
+		t.Fatalf("readyz leaks the driver's message: %s", b)
+	}
+	if hdr.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After")
 	}
 }
 

@@ -2,6 +2,7 @@ package apidocs
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -34,7 +35,9 @@ func addHealth(api huma.API, ready func(context.Context) error) {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		if err := ready(pctx); err != nil {
-			e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready: %v", err)
+			// The cause (driver messages with internal addresses) goes to the log, not the client.
+			slog.WarnContext(ctx, "not ready", "requestId", RequestID(ctx), "error", err)
+			e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready: the schema is not migrated yet or the data store does not answer; retry in %s seconds", retryAfterSeconds)
 			e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
 			return nil, e
 		}
