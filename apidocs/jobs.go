@@ -410,7 +410,8 @@ func listFilter(in *listInput, now time.Time) (ingest.ListFilter, error) {
 		return f, BadParam("query parameter beginTs: %s is after endTs %s", f.Begin.Format(time.RFC3339), f.End.Format(time.RFC3339))
 	}
 	if f.End.Sub(f.Begin) > maxListPeriod {
-		return f, Fail(http.StatusBadRequest, CodePeriodTooLong, "beginTs and endTs are %s apart; the period may not exceed 30 days", f.End.Sub(f.Begin).Round(time.Second))
+		return f, Fail(http.StatusBadRequest, CodePeriodTooLong, "query parameters beginTs and endTs: %s to %s is %.2f days; the period may not exceed 30 days",
+			f.Begin.Format(time.RFC3339), f.End.Format(time.RFC3339), f.End.Sub(f.Begin).Hours()/24)
 	}
 	return f, nil
 }

@@ -626,6 +626,7 @@ func TestListJobsParameterErrors(t *testing.T) {
 		{"?endTs=2024-01-01", CodeInvalidParameter, "endTs"},
 		{"?beginTs=2024-01-02T00:00:00Z&endTs=2024-01-01T00:00:00Z", CodeInvalidParameter, "beginTs"},
 		{"?beginTs=2024-01-01T00:00:00Z&endTs=2024-01-31T00:00:01Z", CodePeriodTooLong, "30 days"},
+		{"?beginTs=2024-01-01T00:00:00Z&endTs=2024-02-21T00:00:00Z", CodePeriodTooLong, "beginTs and endTs: 2024-01-01T00:00:00Z to 2024-02-21T00:00:00Z is 51.00 days"},
 		{"?beginTs=2020-01-01T00:00:00Z", CodePeriodTooLong, "30 days"},
 	} {
 		st, b, hdr := h.do("GET", "/v2/smt-jobs"+c.query, tok, "")
