@@ -85,7 +85,7 @@ func DecodeFile(ctx context.Context, m Member, sites SiteResolver) (Rows, FileRe
 		case ArrayCyclicGasIndexes:
 			rows.Gas = slices.Grow(rows.Gas, a.count)
 		case ArraySmartElecIndexes:
-			rows.Elec = slices.Grow(rows.Elec, a.count)
+			rows.Elec = slices.Grow(rows.Elec, 2*a.count) // a row per dial: mostly 2 (off-peak, peak)
 		case ArrayMaxPowers:
 			rows.MaxPowers = slices.Grow(rows.MaxPowers, a.count)
 		}

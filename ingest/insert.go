@@ -73,7 +73,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 // insertBlockRows bounds the rows sent at once: the column buffers of one block are reused
 // for the next (no growth past the first block), and ClickHouse reads a block while the next
 // one is filled. The server squashes the blocks of one INSERT into parts as it sees fit.
-var insertBlockRows = 1 << 16
+var insertBlockRows = 1 << 14
 
 // block holds the columns of up to a block's rows of one table.
 type block[T any] interface {
