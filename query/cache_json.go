@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,16 +26,27 @@ import (
 // Huma's own encoder), so cached and computed answers are byte for byte the same.
 func EncodeJSON(res *ConsumptionResult) ([]byte, error) {
 	if fastJSON {
-		b, err := appendResult(make([]byte, 0, 512+800*len(res.Consumptions)), res)
+		buf := encodeBuffers.Get().(*[]byte)
+		b, err := appendResult((*buf)[:0], res)
 		if err == nil {
-			if b = append(b, '\n'); cap(b) > len(b)+len(b)/8 {
-				b = bytes.Clone(b) // the cache holds it: no slack
+			b = append(b, '\n')
+			out := bytes.Clone(b) // the cache holds it: exact size, and the buffer is reused
+			if cap(b) <= maxPooledBuffer {
+				*buf = b
+				encodeBuffers.Put(buf)
 			}
-			return b, nil
+			return out, nil
 		}
 	}
 	return encodeJSONReflect(res)
 }
+
+// encodeBuffers are the scratch buffers of EncodeJSON: an answer is written in one, then copied
+// out at its exact size, instead of into a fresh over-sized buffer (~1 MiB for 1,200 items).
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// maxPooledBuffer keeps rare huge answers from pinning their buffer.
+const maxPooledBuffer = 4 << 20
 
 func encodeJSONReflect(res *ConsumptionResult) ([]byte, error) {
 	var buf bytes.Buffer

@@ -30,8 +30,9 @@ type itemBuilder struct {
 	tariff       *registry.Tariff // nil: no tariff
 	headings     []string         // the tariff's headings (worked out once, not per item)
 	byHeading    map[string]float64
-	pricing      *pricing // nil: no cost member
-	carbon       *float64 // coefficient; nil: no carbonFootprint member
+	spans        []timeSpan // scratch of coverage
+	pricing      *pricing   // nil: no cost member
+	carbon       *float64   // coefficient; nil: no carbonFootprint member
 	ratios       bool
 	meterChanges []time.Time // sorted
 }
@@ -46,7 +47,7 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 		Nature:       NatureReal,
 	}
 	duration := st.End.Sub(st.Start)
-	covered, real := coverage(ps)
+	covered, real := coverage(ps, &b.spans)
 	if b.byHeading == nil {
 		b.byHeading = map[string]float64{}
 	}

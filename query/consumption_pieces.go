@@ -85,27 +85,31 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 }
 
 // coverage returns the length of the union of the pieces' spans, and of the real ones' spans.
-func coverage(ps []piece) (covered, real time.Duration) {
-	return unionLength(ps, func(piece) bool { return true }), unionLength(ps, func(p piece) bool { return !p.estimated })
+// scratch is reused for the spans.
+func coverage(ps []piece, scratch *[]timeSpan) (covered, real time.Duration) {
+	return unionLength(ps, func(piece) bool { return true }, scratch), unionLength(ps, func(p piece) bool { return !p.estimated }, scratch)
 }
 
-func unionLength(ps []piece, keep func(piece) bool) time.Duration {
-	type span struct{ a, b time.Time }
-	spans := make([]span, 0, len(ps))
+// timeSpan is [a, b).
+type timeSpan struct{ a, b time.Time }
+
+func unionLength(ps []piece, keep func(piece) bool, scratch *[]timeSpan) time.Duration {
+	spans := (*scratch)[:0]
 	sorted := true
 	for _, p := range ps {
 		if keep(p) {
 			if n := len(spans); n > 0 && p.start.Before(spans[n-1].a) {
 				sorted = false
 			}
-			spans = append(spans, span{p.start, p.end})
+			spans = append(spans, timeSpan{p.start, p.end})
 		}
 	}
 	if !sorted {
-		slices.SortFunc(spans, func(x, y span) int { return x.a.Compare(y.a) })
+		slices.SortFunc(spans, func(x, y timeSpan) int { return x.a.Compare(y.a) })
 	}
+	*scratch = spans // keep the grown buffer for the next call
 	var total time.Duration
-	var cur span
+	var cur timeSpan
 	for i, s := range spans {
 		switch {
 		case i == 0:
