@@ -4,6 +4,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -22,7 +23,11 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	err := run()
+	if errors.Is(err, flag.ErrHelp) {
+		return // --help printed the usage
+	}
+	if err != nil {
 		slog.Error("energyd stopped", "error", err)
 		os.Exit(1)
 	}
@@ -53,7 +58,7 @@ func run() error {
 		dsn = srv.DSN("energy")
 		log.Info("embedded ClickHouse started", "dsn", dsn, "dir", srv.Dir)
 	}
-	db, err := schema.Open(ctx, dsn, cfg.ClickHouseClust)
+	db, err := openWhenReachable(ctx, dsn, cfg.ClickHouseClust, log)
 	if err != nil {
 		return err
 	}
@@ -71,6 +76,7 @@ func run() error {
 	}
 
 	reg := registry.New(db)
+	go reg.WatchTokens(ctx, tokenWatchInterval)
 	jobs, err := startIntake(ctx, cfg, db, reg, log)
 	if err != nil {
 		return err
@@ -122,4 +128,25 @@ func run() error {
 		log.Warn("shutdown", "error", err)
 	}
 	return nil
+}
+
+// tokenWatchInterval bounds how long a token revoked by another process (energyctl) keeps
+// working here.
+const tokenWatchInterval = 250 * time.Millisecond
+
+// openWhenReachable opens the store, waiting for a ClickHouse that does not answer yet (it may
+// be starting beside us) instead of exiting; a bad DSN fails at once.
+func openWhenReachable(ctx context.Context, dsn, cluster string, log *slog.Logger) (*schema.DB, error) {
+	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+		db, err := schema.Open(ctx, dsn, cluster)
+		if err == nil || !schema.IsUnavailable(err) {
+			return db, err
+		}
+		log.Warn("ClickHouse does not answer yet; retrying", "retryIn", wait.String(), "error", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("stopped while waiting for ClickHouse: %w", err)
+		case <-time.After(wait):
+		}
+	}
 }

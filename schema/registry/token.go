@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,30 +34,37 @@ func (t Token) Active(now time.Time) bool {
 const secretPrefix = "etk_"
 
 // authCacheTTL bounds how long an authenticated token is trusted without asking ClickHouse
-// again; a revocation made by another process takes effect within it.
+// again. A revocation made by another process (energyctl token revoke) takes effect sooner
+// where WatchTokens runs: it drops every cached token when api_tokens changes.
 const authCacheTTL = 5 * time.Second
 
 type authEntry struct {
-	token Token
-	until time.Time
+	token      Token
+	until      time.Time
+	generation uint64 // of api_tokens when the token was read
 }
 
+// tokenCache keeps authenticated tokens by secret hash. generation is the last api_tokens
+// change WatchTokens saw: an entry read before a change is stale, even if it was put after
+// the change was seen (its read may predate the revocation).
 type tokenCache struct {
-	mu      sync.Mutex
-	entries map[string]authEntry // by secret hash
+	mu         sync.Mutex
+	entries    map[string]authEntry
+	generation atomic.Uint64
 }
 
 func (c *tokenCache) get(hash string, now time.Time) (Token, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[hash]
-	if !ok || !now.Before(e.until) {
+	if !ok || !now.Before(e.until) || e.generation != c.generation.Load() {
 		return Token{}, false
 	}
 	return e.token, true
 }
 
-func (c *tokenCache) put(hash string, t Token, now time.Time) {
+// put caches t, read from ClickHouse when the cache was at generation gen.
+func (c *tokenCache) put(hash string, t Token, now time.Time, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) > 10000 {
@@ -66,13 +74,35 @@ func (c *tokenCache) put(hash string, t Token, now time.Time) {
 	if !t.ExpiresTS.IsZero() && t.ExpiresTS.Before(until) {
 		until = t.ExpiresTS // never trust a token past its expiry
 	}
-	c.entries[hash] = authEntry{token: t, until: until}
+	c.entries[hash] = authEntry{token: t, until: until, generation: gen}
 }
 
 func (c *tokenCache) clear() {
 	c.mu.Lock()
 	c.entries = nil
 	c.mu.Unlock()
+}
+
+// WatchTokens polls api_tokens every interval until ctx ends and invalidates the cache of
+// authenticated tokens whenever a token is written (created or revoked) by any process, so a
+// revocation reaches this process within about one interval. Poll failures are retried.
+func (s *Store) WatchTokens(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		var latest uint64
+		if err := s.db.Conn.QueryRow(ctx, "SELECT max(version) FROM api_tokens").Scan(&latest); err == nil {
+			if latest != s.auth.generation.Load() {
+				s.auth.generation.Store(latest)
+				s.auth.clear()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func hashSecret(secret string) string {
@@ -155,6 +185,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 	if t, ok := s.auth.get(hash, now); ok {
 		return t, nil
 	}
+	gen := s.auth.generation.Load()
 	t, storedHash, err := s.token(ctx, id)
 	if err == ErrNotFound {
 		return Token{}, ErrUnauthenticated
@@ -165,7 +196,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 	if subtle.ConstantTimeCompare([]byte(storedHash), []byte(hash)) != 1 || !t.Active(now) {
 		return Token{}, ErrUnauthenticated
 	}
-	s.auth.put(hash, t, now)
+	s.auth.put(hash, t, now, gen)
 	return t, nil
 }
 

@@ -175,3 +175,59 @@ func TestCreateTokenValidatesAndCreatesTheTenant(t *testing.T) {
 		t.Fatalf("Tokens: %d for acme (want 2), %d in all (want 3)", len(acme), len(all))
 	}
 }
+
+// A token revoked by another process (energyctl) stops working here as soon as WatchTokens
+// sees api_tokens change, long before the cache's TTL (the test clock never advances it).
+func TestRevocationByAnotherProcessReachesTheWatcher(t *testing.T) {
+	s, _ := newStore(t)
+	other := New(s.DB()) // energyctl: same database, its own cache
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.WatchTokens(ctx, 20*time.Millisecond)
+
+	secret, tok, err := s.CreateToken(ctx, "acme", []string{"read"}, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, secret); err != nil { // now cached here
+		t.Fatal(err)
+	}
+	if _, err := other.RevokeToken(ctx, tok.TokenID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		_, err := s.Authenticate(ctx, secret)
+		if errors.Is(err, ErrUnauthenticated) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a token revoked by another process still authenticates 3 s later")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Without a watcher the cached token survives another process's revocation (up to the TTL):
+// the watcher test above is what proves revocations propagate.
+func TestCacheWithoutWatcherKeepsTheToken(t *testing.T) {
+	s, _ := newStore(t)
+	other := New(s.DB())
+	ctx := context.Background()
+	secret, tok, err := s.CreateToken(ctx, "acme", []string{"read"}, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.RevokeToken(ctx, tok.TokenID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, secret); err != nil {
+		t.Fatalf("without a watcher the cached token should still pass within its TTL: %v", err)
+	}
+}
