@@ -50,8 +50,11 @@ type Member struct {
 // Directories and pax global headers are skipped; every other non-regular entry (symbolic and
 // hard links, devices, fifos, sparse files) is returned with Regular false and no data.
 func ReadArchive(data []byte, keys openpgp.EntityList) ([]Member, error) {
-	if !isOpenPGP(data) {
+	switch openPGPKind(data) {
+	case notOpenPGP:
 		return untar(bytes.NewReader(data))
+	case unencryptedOpenPGP:
+		return nil, unencrypted()
 	}
 	body, aerr := decrypt(data, keys)
 	if aerr != nil {
@@ -170,29 +173,42 @@ func memberName(name string) string {
 	return name
 }
 
-// isOpenPGP recognises an OpenPGP message by content: an ASCII armor header, or a first byte
-// that is a valid packet tag of a message (gzip's 0x1f never has the high bit set).
-func isOpenPGP(data []byte) bool {
+// How the content of an archive reads as OpenPGP.
+const (
+	notOpenPGP         = iota // gzip is expected
+	encryptedOpenPGP          // an ASCII-armored message, or a binary one that starts with a session key
+	unencryptedOpenPGP        // a binary message without a session key: signed, compressed or stored only
+)
+
+// openPGPKind recognises an OpenPGP message by content. Encrypted messages (gpg --encrypt
+// and gpg --symmetric alike) start with a session-key packet; the first packet must also
+// parse, because random bytes often have a first byte that reads as a packet tag (gzip's
+// 0x1f never has the high bit set). Anything else is left to the gzip reader, so that corrupt
+// data is INVALID_ARCHIVE_FORMAT rather than DECRYPTION_FAILED.
+func openPGPKind(data []byte) int {
 	trimmed := bytes.TrimLeft(data[:min(len(data), 1024)], " \t\r\n")
 	if bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP MESSAGE-----")) {
-		return true
+		return encryptedOpenPGP
 	}
 	if len(data) == 0 || data[0]&0x80 == 0 {
-		return false
+		return notOpenPGP
 	}
-	var tag byte
-	if data[0]&0x40 != 0 {
-		tag = data[0] & 0x3f // new format
-	} else {
-		tag = (data[0] >> 2) & 0x0f // old format
+	p, err := packet.Read(bytes.NewReader(data))
+	if err != nil {
+		return notOpenPGP
 	}
-	switch tag {
-	case 1, 3, 9, 18, 20: // encrypted session key (public-key, symmetric), encrypted data
-		return true
-	case 2, 4, 8, 10, 11: // signature, one-pass signature, compressed, marker, literal
-		return true
+	switch p.(type) {
+	case *packet.EncryptedKey, *packet.SymmetricKeyEncrypted:
+		return encryptedOpenPGP
+	case *packet.Signature, *packet.OnePassSignature, *packet.Compressed, *packet.LiteralData:
+		return unencryptedOpenPGP
 	}
-	return false
+	return notOpenPGP
+}
+
+func unencrypted() *ArchiveError {
+	return &ArchiveError{Code: CodeInvalidArchiveFormat,
+		Message: "the archive is an OpenPGP message that is not encrypted (signed or stored only); send the plain .tar.gz, or encrypt it to the service's public key"}
 }
 
 // decrypt opens the OpenPGP message and returns its plaintext reader.
@@ -224,8 +240,7 @@ func decrypt(data []byte, keys openpgp.EntityList) (io.Reader, *ArchiveError) {
 		return nil, decryptionFailed(err)
 	}
 	if !md.IsEncrypted {
-		return nil, &ArchiveError{Code: CodeDecryptionFailed,
-			Message: "the archive is an OpenPGP message that is not encrypted; encrypt it to the service's public key or send the plain .tar.gz"}
+		return nil, unencrypted()
 	}
 	return md.UnverifiedBody, nil
 }

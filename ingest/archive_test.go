@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"reflect"
 	"runtime"
 	"testing"
@@ -153,6 +154,10 @@ func TestReadArchiveFormatErrors(t *testing.T) {
 		"bad gzip checksum":  corrupt,
 		"truncated tar":      gzipOf(t, tarOf(t, regFile("a.json", string(bytes.Repeat([]byte("x"), 5000))))[:1024]),
 		"armored public key": []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nxx\n-----END PGP PUBLIC KEY BLOCK-----\n"),
+		// Bytes whose first one is an OpenPGP packet tag but which are no OpenPGP packet.
+		"pkesk tag then garbage":          append([]byte{0x85, 0x01, 0x0c, 0x07}, bytes.Repeat([]byte{0xa5}, 4000)...),
+		"new-format tag then short":       {0xc1, 0xff},
+		"literal tag claiming more bytes": {0xcb, 0x40, 'b', 0x00},
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -291,4 +296,17 @@ func TestReadArchiveExactlyAtTheLimit(t *testing.T) {
 	}
 	data = gzipBomb(t, func(w io.Writer) { zeroTar(t, w, "a.json", size+512) })
 	wantArchiveError(t, archiveErr(ReadArchive(data, nil)), CodeArchiveTooLarge)
+}
+
+// Random bytes are a corrupt archive, not an undecryptable one, even when their first byte
+// reads as an OpenPGP packet tag (about 1 in 20 do).
+func TestRandomBytesAreAnInvalidArchive(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for i := range 2000 {
+		data := make([]byte, 4096)
+		r.Read(data)
+		if _, err := ReadArchive(data, nil); err == nil || err.(*ArchiveError).Code != CodeInvalidArchiveFormat {
+			t.Fatalf("random buffer %d (first byte %#x): %v, want %s", i, data[0], err, CodeInvalidArchiveFormat)
+		}
+	}
 }

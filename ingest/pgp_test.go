@@ -132,14 +132,26 @@ func TestOpenPGPArchivesMadeWithGnuPG(t *testing.T) {
 		data []byte
 		keys []string
 	}{
-		"wrong key":             {toECC, []string{rsaFile}},
-		"no key configured":     {toECC, nil},
-		"tampered ciphertext":   {tampered, []string{eccFile}},
-		"truncated ciphertext":  {truncated, []string{eccFile}},
-		"passphrase-only":       {g.run(plain, "--symmetric", "--pinentry-mode", "loopback", "--passphrase", "x", "--output", "-"), []string{rsaFile}},
-		"armored, wrong key":    {g.encrypt(plain, "ecc@example.invalid", "--armor"), []string{rsaFile}},
-		"signed, not encrypted": {g.run(plain, "--sign", "--local-user", "rsa@example.invalid", "--output", "-"), []string{rsaFile}},
-		"stored, not encrypted": {g.run(plain, "--store", "--output", "-"), []string{rsaFile}},
+		"wrong key":            {toECC, []string{rsaFile}},
+		"no key configured":    {toECC, nil},
+		"tampered ciphertext":  {tampered, []string{eccFile}},
+		"truncated ciphertext": {truncated, []string{eccFile}},
+		"passphrase-only":      {g.run(plain, "--symmetric", "--pinentry-mode", "loopback", "--passphrase", "x", "--output", "-"), []string{rsaFile}},
+		"armored, wrong key":   {g.encrypt(plain, "ecc@example.invalid", "--armor"), []string{rsaFile}},
+	}
+	// An OpenPGP message that is not encrypted is not an encrypted archive, nor a gzip file.
+	notEncrypted := map[string][]byte{
+		"signed, not encrypted":          g.run(plain, "--sign", "--local-user", "rsa@example.invalid", "--output", "-"),
+		"stored, not encrypted":          g.run(plain, "--store", "--output", "-"),
+		"armored, signed, not encrypted": g.run(plain, "--sign", "--armor", "--local-user", "rsa@example.invalid", "--output", "-"),
+	}
+	for name, data := range notEncrypted {
+		t.Run(name, func(t *testing.T) {
+			ae := wantArchiveError(t, mustFail(ReadArchive(data, rsaKeys)), CodeInvalidArchiveFormat)
+			if !strings.Contains(ae.Message, "not encrypted") {
+				t.Errorf("message %q does not say the message is not encrypted", ae.Message)
+			}
+		})
 	}
 	for name, c := range refused {
 		t.Run(name, func(t *testing.T) {
@@ -201,3 +213,6 @@ func TestLoadKeysErrors(t *testing.T) {
 		t.Fatalf("no files: %v %v", keys, err)
 	}
 }
+
+// mustFail keeps ReadArchive's error, for one-line checks of refused archives.
+func mustFail(_ []Member, err error) error { return err }
