@@ -153,9 +153,9 @@ func run(ctx context.Context, o options) error {
 		if err := check(client, cachedURL+sc.path, token, sc, res); err != nil { // also fills the cache
 			return err
 		}
-		// Computed requests and direct SQL alternate in rounds, so that load from other
-		// processes on the machine weighs on both alike.
-		logf("%s: %d computed requests and %d direct SQL queries in %d rounds...", sc.name, o.runs, o.runs, rounds)
+		// Computed requests and direct SQL (rows delivered, then server only) alternate in
+		// rounds, so that load from other processes on the machine weighs on all alike.
+		logf("%s: %d computed requests and 2 × %d direct SQL queries in %d rounds...", sc.name, o.runs, o.runs, rounds)
 		stopProfile := startProfile(o.cpuProfile, sc.name)
 		for round := range rounds {
 			n := o.runs/rounds + boolInt(round < o.runs%rounds)
@@ -169,12 +169,19 @@ func run(ctx context.Context, o options) error {
 			res.cold = append(res.cold, cold...)
 			res.chCalls += calls1 - calls0
 			res.chNanos += nanos1 - nanos0
-			sql, err := timeSQL(ctx, dsn, sc.sql, n)
+			sql, err := timeSQL(ctx, dsn, sc.sql, n, delivered)
 			if err != nil {
 				stopProfile()
 				return err
 			}
-			res.sql = append(res.sql, sql...)
+			res.sql = append(res.sql, sql.times...)
+			res.sqlBytes, res.sqlRows = sql.bytes, sql.rows
+			null, err := timeSQL(ctx, dsn, sc.sql, n, serverOnly)
+			if err != nil {
+				stopProfile()
+				return err
+			}
+			res.sqlNull = append(res.sqlNull, null.times...)
 		}
 		stopProfile()
 		logf("%s: %d cached requests...", sc.name, o.cachedRuns)

@@ -26,9 +26,12 @@ const (
 
 type scenarioResult struct {
 	scenario
-	cold, cached, sql []time.Duration
-	chCalls           int64   // ClickHouse calls made by the computed requests
-	chNanos           float64 // their summed duration (calls of one request may overlap)
+	cold, cached      []time.Duration
+	sql               []time.Duration // direct SQL, rows delivered to clickhouse-client (judged)
+	sqlNull           []time.Duration // direct SQL with FORMAT Null: server only (shown, not judged)
+	sqlBytes, sqlRows int64           // TabSeparated output of one delivered query
+	chCalls           int64           // ClickHouse calls made by the computed requests
+	chNanos           float64         // their summed duration (calls of one request may overlap)
 	bodyBytes         int
 	totalWh           float64
 	statuses          string
@@ -157,18 +160,25 @@ func (r *report) markdown() string {
 	w("One site over one year, full HTTP round trip over loopback (auth, parsing, engine or cache, JSON body read by the client). "+
 		"*Computed*: cache bypassed, %d runs after a warm-up. *Cached*: %d runs. *Direct SQL*: the same aggregation written by hand "+
 		"(winning index per dial and timestamp by argMax of the generation, no FINAL, like the engine; index differences summed per local step; for HOURS the load-curve energy per hour "+
-		"split HC/HP), run %d times in `clickhouse-client --time` sessions, result discarded; computed requests and SQL alternate in %d rounds so that other load on the machine weighs on both. *ClickHouse per computed answer*: calls the service made (readings or load curve; site and tariff when their 5-s cache missed; concurrent ones overlap) and their summed time, mean per answer.\n\n", r.opts.runs, r.opts.cachedRuns, r.opts.runs, rounds)
-	w("| request | items | body | computed p50 | computed p99 | direct SQL p50 | SQL p99 | computed / SQL | ClickHouse per computed answer | cached p50 | cached p99 |\n")
-	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"split HC/HP), run %d times in `clickhouse-client --time` sessions (elapsed time the client reports per query, client start-up excluded) in two ways: "+
+		"*rows delivered*, as a user runs it: the client's default output format (TabSeparated), every row received and written to a pipe that discards it; "+
+		"*server only*: the same query with `FORMAT Null`, computed by the server and nothing sent back. "+
+		"Computed requests, delivered SQL and server-only SQL alternate in %d rounds so that other load on the machine weighs on all three. "+
+		"*ClickHouse per computed answer*: calls the service made (readings or load curve; site and tariff when their 5-s cache missed; concurrent ones overlap) and their summed time, mean per answer.\n\n",
+		r.opts.runs, r.opts.cachedRuns, r.opts.runs, rounds)
+	w("The 2× target is judged on the direct SQL with rows delivered: the endpoint's time includes delivering its answer over HTTP (the client reads the whole JSON body), " +
+		"so the comparable direct figure must include delivering the rows. The server-only column is shown so that nothing is hidden; it is not what a user of clickhouse-client waits for.\n\n")
+	w("| request | items | body | computed p50 | computed p99 | direct SQL p50 | direct SQL p99 | SQL output | computed / SQL | server only p50 | server only p99 | computed / server only | ClickHouse per computed answer | cached p50 | cached p99 |\n")
+	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.scenarios {
-		c50, s50 := percentile(s.cold, 50), percentile(s.sql, 50)
-		ratio := float64(c50) / float64(max(s50, time.Microsecond))
+		c50, s50, n50 := percentile(s.cold, 50), percentile(s.sql, 50), percentile(s.sqlNull, 50)
 		perAnswer := "-"
 		if n := len(s.cold); n > 0 {
 			perAnswer = fmt.Sprintf("%.1f calls, %s", float64(s.chCalls)/float64(n), ms(time.Duration(s.chNanos/float64(n))))
 		}
-		w("| %s | %d | %.0f KiB | %s | %s | %s | %s | %.1f× | %s | %s | %s |\n", s.label, s.items, float64(s.bodyBytes)/1024,
-			ms(c50), ms(percentile(s.cold, 99)), ms(s50), ms(percentile(s.sql, 99)), ratio, perAnswer, ms(percentile(s.cached, 50)), ms(percentile(s.cached, 99)))
+		w("| %s | %d | %.0f KiB | %s | %s | %s | %s | %d rows, %s TSV | %.1f× | %s | %s | %.1f× | %s | %s | %s |\n", s.label, s.items, float64(s.bodyBytes)/1024,
+			ms(c50), ms(percentile(s.cold, 99)), ms(s50), ms(percentile(s.sql, 99)), s.sqlRows, kib(s.sqlBytes), ratio(c50, s50),
+			ms(n50), ms(percentile(s.sqlNull, 99)), ratio(c50, n50), perAnswer, ms(percentile(s.cached, 50)), ms(percentile(s.cached, 99)))
 	}
 	w("\nCached throughput: %d concurrent keep-alive clients over loopback on the same 2 cores as the server, bounded by %s and %s requests; "+
 		"a Go load generator in the benchmark process, and wrk (2 threads, same connections) when installed.\n\n", r.opts.concurrency, r.opts.loadDuration, thousands(uint64(r.opts.loadRequests)))
@@ -195,7 +205,7 @@ func (r *report) markdown() string {
 	var parts []string
 	for _, s := range r.scenarios {
 		c50, s50 := percentile(s.cold, 50), percentile(s.sql, 50)
-		parts = append(parts, fmt.Sprintf("%s computed p50 ≤ 50 ms %s and ≤ 2× SQL %s, cached p50 ≤ 1 ms %s", s.name,
+		parts = append(parts, fmt.Sprintf("%s computed p50 ≤ 50 ms %s and ≤ 2× direct SQL with rows delivered %s, cached p50 ≤ 1 ms %s", s.name,
 			mark(c50 <= targetColdP50), mark(float64(c50) <= targetColdVsSQL*float64(s50)), mark(percentile(s.cached, 50) <= targetCachedP50)))
 	}
 	for _, l := range r.loads {
@@ -210,12 +220,23 @@ func (r *report) markdown() string {
 		"then the aggregation per step. Not FINAL: on 18.16 it makes the DAYS query ≈ 5× slower (56 ms against 10-19 ms measured on this data set). " +
 		"It is a little simpler than the engine, which favours it: smart-meter natures only, no removal of invalidated readings, no meter change, " +
 		"one point of delivery (the data set holds none of these cases), no interpolation at step boundaries, no cost, quality or flags. " +
-		"`clickhouse-client --time` reports whole milliseconds. The queries, as run:\n")
+		"`clickhouse-client --time` reports whole milliseconds. The queries, as run (followed by `;` when delivered, by ` FORMAT Null;` for the server-only column):\n")
 	for _, s := range r.scenarios {
 		w("\n<details><summary>%s</summary>\n\n```sql\n%s\n```\n</details>\n", s.label, strings.TrimSpace(s.scenario.sql))
 	}
 	return b.String()
 }
+
+// kib is a size in KiB, with a decimal below 10 KiB so that a small output does not read 0.
+func kib(n int64) string {
+	if n < 10*1024 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.0f KiB", float64(n)/1024)
+}
+
+// ratio is a/b, guarded against a zero b.
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(max(b, time.Microsecond)) }
 
 func thousands(n uint64) string {
 	s := fmt.Sprint(n)
