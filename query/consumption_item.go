@@ -29,18 +29,30 @@ type itemBuilder struct {
 	loc          *time.Location
 	tariff       *registry.Tariff // nil: no tariff
 	headings     []string         // the tariff's headings (worked out once, not per item)
-	byHeading    map[string]float64
-	spans        []timeSpan // scratch of coverage
-	pricing      *pricing   // nil: no cost member
-	carbon       *float64   // coefficient; nil: no carbonFootprint member
+	byHeading    []amount         // scratch of build: energy by heading
+	spans        []timeSpan       // scratch of coverage
+	pricing      *pricing         // nil: no cost member
+	carbon       *float64         // coefficient; nil: no carbonFootprint member
 	ratios       bool
 	meterChanges []time.Time // sorted
+	floats       []float64   // slab of the items' *float64 members: one allocation for many items
+	costs        []Cost      // slab of the items' cost members
+	components   map[string]float64
+}
+
+// float returns a pointer to v, carved from a slab shared by the answer's items.
+func (b *itemBuilder) float(v float64) *float64 {
+	if len(b.floats) == 0 {
+		b.floats = make([]float64, 256)
+	}
+	p := &b.floats[0]
+	*p, b.floats = v, b.floats[1:]
+	return p
 }
 
 func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	it := Consumption{
 		Period:       Period{st.Start.In(b.loc), st.End.In(b.loc)},
-		EnergyMeter:  EnergyMeter{ByTariffHeading: map[string]float64{}},
 		ErrorFlags:   []string{},
 		IndexNatures: []string{},
 		Status:       StatusNoData,
@@ -48,17 +60,13 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	}
 	duration := st.End.Sub(st.Start)
 	covered, real := coverage(ps, &b.spans)
-	if b.byHeading == nil {
-		b.byHeading = map[string]float64{}
-	}
-	byHeading := b.byHeading // not kept by the item: reused by the next one
-	clear(byHeading)
+	byHeading := b.byHeading[:0] // not kept by the item: reused by the next one
 	var (
 		natures                                             natureSet
 		negative, unreliable, estimated, usesLC, aggregated bool
 	)
 	for _, p := range ps {
-		byHeading[p.heading] += p.wh
+		byHeading = addAmount(byHeading, p.heading, p.wh)
 		natures |= p.natures
 		negative = negative || p.negative
 		unreliable = unreliable || p.unreliable
@@ -73,19 +81,19 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 				b.headings = b.tariff.Headings()
 			}
 			for _, h := range b.headings {
-				if _, ok := byHeading[h]; !ok {
-					byHeading[h] = 0
+				if !holds(byHeading, h) {
+					byHeading = addAmount(byHeading, h, 0)
 				}
 			}
 		}
 		var sum float64
-		for h, v := range byHeading {
-			sum += v
-			it.EnergyMeter.ByTariffHeading[h] = roundTo(v, energyDecimals)
+		it.EnergyMeter.ByTariffHeading = make(map[string]float64, len(byHeading))
+		for _, a := range byHeading {
+			sum += a.value
+			it.EnergyMeter.ByTariffHeading[a.name] = roundTo(a.value, energyDecimals)
 		}
 		total = &sum
-		rounded := roundTo(sum, energyDecimals)
-		it.EnergyMeter.Total = &rounded
+		it.EnergyMeter.Total = b.float(roundTo(sum, energyDecimals))
 		it.Status = StatusPartial
 		if covered >= duration {
 			it.Status = StatusComplete
@@ -100,7 +108,10 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 		if b.pricing != nil {
 			it.Cost = b.cost(st, ps)
 		}
+	} else {
+		it.EnergyMeter.ByTariffHeading = map[string]float64{}
 	}
+	b.byHeading = byHeading
 	if negative {
 		it.ErrorFlags = append(it.ErrorFlags, FlagNegativeConsumption)
 	}
@@ -132,34 +143,61 @@ func (b *itemBuilder) holdsMeterChange(st Step) bool {
 func (b *itemBuilder) cost(st Step, ps []piece) *Cost {
 	energy := b.pricing.energyCost(ps)
 	standing, components := b.pricing.standingCharge(st.Start, st.End)
-	c := &Cost{StandingChargeByComponents: map[string]float64{}, ByTariffHeading: map[string]float64{}}
+	if len(b.costs) == 0 {
+		b.costs = make([]Cost, 64)
+	}
+	c := &b.costs[0]
+	b.costs = b.costs[1:]
+	c.ByTariffHeading = make(map[string]float64, len(energy))
 	total := standing
-	for h, v := range energy {
-		total += v
-		c.ByTariffHeading[h] = roundTo(v, moneyDecimals)
+	for _, a := range energy {
+		total += a.value
+		c.ByTariffHeading[a.name] = roundTo(a.value, moneyDecimals)
 	}
-	for k, v := range components {
-		c.StandingChargeByComponents[k] = roundTo(v, moneyDecimals)
-	}
+	c.StandingChargeByComponents = b.componentsMap(components)
 	c.StandingCharge = roundTo(standing, moneyDecimals)
 	c.Total = roundTo(total, moneyDecimals)
 	return c
 }
 
+// componentsMap is the rounded standing charge by component. Consecutive items mostly carry
+// the same (every hour of a day, every day of a year): they share one map, which the answer
+// never changes.
+func (b *itemBuilder) componentsMap(components []amount) map[string]float64 {
+	if prev := b.components; prev != nil && len(prev) == len(components) {
+		same := true
+		for _, a := range components {
+			if v, ok := prev[a.name]; !ok || v != roundTo(a.value, moneyDecimals) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return prev
+		}
+	}
+	m := make(map[string]float64, len(components))
+	for _, a := range components {
+		m[a.name] = roundTo(a.value, moneyDecimals)
+	}
+	b.components = m
+	return m
+}
+
 // ratiosOf are the shares of the energy by heading and by heading group, from unrounded sums;
 // empty when the energy is null or 0.
-func (b *itemBuilder) ratiosOf(byHeading map[string]float64, total *float64) *Ratios {
-	r := &Ratios{ByTariffHeading: map[string]float64{}, ByTariffHeadingGroup: map[string]float64{}}
+func (b *itemBuilder) ratiosOf(byHeading []amount, total *float64) *Ratios {
+	r := &Ratios{ByTariffHeading: make(map[string]float64, len(byHeading)), ByTariffHeadingGroup: make(map[string]float64, len(byHeading))}
 	if total == nil || *total <= 0 {
 		return r
 	}
-	for h, v := range byHeading {
-		r.ByTariffHeading[h] = v / *total
-		g := h
+	for _, a := range byHeading {
+		r.ByTariffHeading[a.name] = a.value / *total
+		g := a.name
 		if b.tariff != nil {
-			g = b.tariff.Group(h)
+			g = b.tariff.Group(a.name)
 		}
-		r.ByTariffHeadingGroup[g] += v / *total
+		r.ByTariffHeadingGroup[g] += a.value / *total
 	}
 	return r
 }

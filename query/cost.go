@@ -18,7 +18,7 @@ type pricing struct {
 	last     *localDay                       // the last one looked up
 	// Results of energyCost and standingCharge, reused by the next call: an answer's items
 	// copy them (rounded) before asking again.
-	energy, components map[string]float64
+	energy, components []amount
 }
 
 // dayKey is a local date: year, month and day.
@@ -34,19 +34,13 @@ type localDay struct {
 	key        dayKey
 	start, end time.Time          // local midnights
 	prices     map[string]float64 // EUR/kWh by heading in force that day; nil before the first period
-	daily      []componentCharge  // the yearly standing charge in force ÷ days of the day's calendar year; none before the first period
-}
-
-// componentCharge is a standing-charge component's amount for one whole day.
-type componentCharge struct {
-	component string
-	eur       float64
+	daily      []amount           // by component (in name order), the yearly standing charge in force ÷ days of the day's calendar year; none before the first period
 }
 
 func newPricing(t *registry.Tariff, loc *time.Location) *pricing {
 	p := &pricing{loc: loc, prices: append([]registry.PricePeriod(nil), t.Prices...),
 		standing: append([]registry.StandingChargePeriod(nil), t.StandingCharges...), days: map[dayKey]*localDay{},
-		energy: map[string]float64{}, components: map[string]float64{}}
+	}
 	sort.SliceStable(p.prices, func(i, j int) bool { return p.prices[i].ValidFrom < p.prices[j].ValidFrom })
 	sort.SliceStable(p.standing, func(i, j int) bool { return p.standing[i].ValidFrom < p.standing[j].ValidFrom })
 	return p
@@ -73,6 +67,9 @@ func (p *pricing) standingOn(date string) map[string]float64 {
 
 // day returns the local day holding instant t.
 func (p *pricing) day(t time.Time) *localDay {
+	if l := p.last; l != nil && !t.Before(l.start) && t.Before(l.end) {
+		return l // most lookups: the next hour of the same day, no zone conversion
+	}
 	y, m, d := t.In(p.loc).Date()
 	k := dayKey{y, m, d}
 	if p.last != nil && p.last.key == k {
@@ -89,7 +86,7 @@ func (p *pricing) day(t time.Time) *localDay {
 		}
 		days := float64(daysInYear(y))
 		for c, v := range p.standingOn(date) {
-			ld.daily = append(ld.daily, componentCharge{c, v / days})
+			ld.daily = addAmount(ld.daily, c, v/days)
 		}
 		p.days[k] = ld
 	}
@@ -115,11 +112,16 @@ func (p *pricing) eachLocalDay(from, to time.Time, fn func(a, b time.Time, d *lo
 // energyCost is the EUR of the pieces by heading: each piece's energy is spread evenly over its
 // time span (the linear interpolation of the index at local midnights) and each local day's share
 // is priced at that day's price, so a price change inside a step applies day by day. Headings
-// without a price are left out. The map is valid until the next call.
-func (p *pricing) energyCost(ps []piece) map[string]float64 {
-	out := p.energy
-	clear(out)
+// without a price are left out. The sums come in heading order, valid until the next call.
+func (p *pricing) energyCost(ps []piece) []amount {
+	out := p.energy[:0]
 	for _, pc := range ps {
+		if d := p.day(pc.start); pc.end.After(pc.start) && !pc.end.After(d.end) { // the usual piece: inside one local day
+			if price, ok := d.prices[pc.heading]; ok {
+				out = addAmount(out, pc.heading, pc.wh/1000*price)
+			}
+			continue
+		}
 		length := pc.end.Sub(pc.start)
 		p.eachLocalDay(pc.start, pc.end, func(a, b time.Time, d *localDay, _ time.Duration) {
 			price, ok := d.prices[pc.heading]
@@ -130,26 +132,27 @@ func (p *pricing) energyCost(ps []piece) map[string]float64 {
 			if !a.Equal(pc.start) || !b.Equal(pc.end) {
 				wh = pc.wh * float64(b.Sub(a)) / float64(length)
 			}
-			out[pc.heading] += wh / 1000 * price
+			out = addAmount(out, pc.heading, wh/1000*price)
 		})
 	}
+	p.energy = out
 	return out
 }
 
 // standingCharge is the standing charge of [from, to) by component: each local day carries the
 // yearly amount ÷ the days of its calendar year (365 or 366), a partial day its covered share
-// (of a 23-, 24- or 25-hour day). The map is valid until the next call.
-func (p *pricing) standingCharge(from, to time.Time) (total float64, byComponent map[string]float64) {
-	byComponent = p.components
-	clear(byComponent)
+// (of a 23-, 24- or 25-hour day). The sums come in component order, valid until the next call.
+func (p *pricing) standingCharge(from, to time.Time) (total float64, byComponent []amount) {
+	byComponent = p.components[:0]
 	p.eachLocalDay(from, to, func(a, b time.Time, d *localDay, day time.Duration) {
 		share := float64(b.Sub(a)) / float64(day)
 		for _, c := range d.daily {
-			byComponent[c.component] += c.eur * share
+			byComponent = addAmount(byComponent, c.name, c.value*share)
 		}
 	})
-	for _, v := range byComponent {
-		total += v
+	p.components = byComponent
+	for _, c := range byComponent {
+		total += c.value
 	}
 	return total, byComponent
 }

@@ -20,7 +20,8 @@ type timeOfUse struct {
 	ranges   []touRange
 	fallback string
 	cuts     []int // minutes of the day where the heading may change, 0 and 1440 included
-	days     map[int]daySchedule
+	days     map[int]*daySchedule
+	last     *daySchedule // the last day looked up
 }
 
 type touRange struct {
@@ -40,7 +41,7 @@ type touSegment struct {
 }
 
 func newTimeOfUse(t *registry.Tariff, loc *time.Location) *timeOfUse {
-	tou := &timeOfUse{loc: loc, fallback: noTariffHeading, days: map[int]daySchedule{}}
+	tou := &timeOfUse{loc: loc, fallback: noTariffHeading, days: map[int]*daySchedule{}}
 	if t == nil {
 		return tou
 	}
@@ -78,13 +79,17 @@ func (t *timeOfUse) headingAt(minute int) string {
 }
 
 // day returns the schedule of the local day holding instant.
-func (t *timeOfUse) day(instant time.Time) daySchedule {
+func (t *timeOfUse) day(instant time.Time) *daySchedule {
+	if l := t.last; l != nil && !instant.Before(l.start) && instant.Before(l.end) {
+		return l // most lookups: the next point of the same day, no zone conversion
+	}
 	y, m, d := instant.In(t.loc).Date()
 	key := y*10000 + int(m)*100 + d
 	if s, ok := t.days[key]; ok {
+		t.last = s
 		return s
 	}
-	s := daySchedule{start: WallClock(y, m, d, 0, 0, 0, 0, t.loc), end: WallClock(y, m, d+1, 0, 0, 0, 0, t.loc)}
+	s := &daySchedule{start: WallClock(y, m, d, 0, 0, 0, 0, t.loc), end: WallClock(y, m, d+1, 0, 0, 0, 0, t.loc)}
 	prev := s.start
 	for i := 0; i+1 < len(t.cuts); i++ {
 		end := WallClock(y, m, d, 0, t.cuts[i+1], 0, 0, t.loc)
@@ -103,6 +108,7 @@ func (t *timeOfUse) day(instant time.Time) daySchedule {
 		prev = end
 	}
 	t.days[key] = s
+	t.last = s
 	return s
 }
 
