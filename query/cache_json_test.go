@@ -32,8 +32,17 @@ var (
 	fillFloats = []float64{0, math.Copysign(0, -1), 1, -2.5, 1500, 0.1034, -0.0583, 1.0 / 3, 0.1 + 0.2, 123456789.125, 1e-7, 2.5e-9, 1e21, 3.2e22,
 		-4e-8, 0.000001, 0.0000015, 999999999999999999999, 99.99, 1234567.891, 0.064198, 4.05e11, 1e12, 2e15, 1e-6, 100.000001, 7.0 / 22}
 	fillStrings = []string{"", "HC", "P1D", "MKT_SMART_DISTRIBUTOR", `a"b`, `back\slash`, "é", "<&>", "line\nbreak", "\u2028", "tab\t", "\x01", "bad\xffutf8"}
-	fillZones   = []*time.Location{time.UTC, time.FixedZone("", 3600), time.FixedZone("", -5*3600-1800)}
+	fillZones   = []*time.Location{time.UTC, time.FixedZone("", 3600), time.FixedZone("", -5*3600-1800), time.FixedZone("LMT", 561), time.FixedZone("Z0", 0),
+		parisLoc, mustLoadLocation("America/St_Johns"), mustLoadLocation("Australia/Lord_Howe")}
 )
+
+func mustLoadLocation(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}
 
 func (f *filler) fill(v reflect.Value, depth int) {
 	switch v.Kind() {
@@ -45,7 +54,7 @@ func (f *filler) fill(v reflect.Value, depth int) {
 		f.fill(v.Elem(), depth+1)
 	case reflect.Struct:
 		if v.Type() == reflect.TypeFor[time.Time]() {
-			t := time.Date(2020+f.rng.IntN(6), time.Month(1+f.rng.IntN(12)), 1+f.rng.IntN(28), f.rng.IntN(24), f.rng.IntN(60), f.rng.IntN(60), 0, fillZones[f.rng.IntN(len(fillZones))])
+			t := time.Date(1890+f.rng.IntN(150), time.Month(1+f.rng.IntN(12)), 1+f.rng.IntN(28), f.rng.IntN(24), f.rng.IntN(60), f.rng.IntN(60), 0, fillZones[f.rng.IntN(len(fillZones))])
 			if f.rng.IntN(4) == 0 {
 				t = t.Add(time.Duration(f.rng.IntN(1e9)))
 			}
@@ -117,7 +126,17 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 	for _, f := range fillFloats {
 		check("float", &ConsumptionResult{Consumptions: []Consumption{{Quality: f}}})
 	}
-	for i := range 300 {
+	check("a year of hours", bigResult())
+	// Consecutive items at the same instants in other zones, across DST changes and zone periods.
+	var hops ConsumptionResult
+	for k := range 200 {
+		t := time.Date(2024, 3, 9, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * 47 * time.Minute)
+		for _, loc := range fillZones {
+			hops.Consumptions = append(hops.Consumptions, Consumption{Period: Period{t.In(loc), t.Add(time.Hour).In(loc)}})
+		}
+	}
+	check("hops", &hops)
+	for i := range 2000 {
 		var r ConsumptionResult
 		(&filler{rng: rng, full: i%3 == 0}).fill(reflect.ValueOf(&r).Elem(), 0)
 		check("random", &r)
@@ -169,4 +188,26 @@ func BenchmarkEncodeJSON(b *testing.B) {
 			}
 		}
 	})
+}
+
+// appendDecimal's single rounding at 6 decimals gives what trying each number of decimals
+// gives, for the answers' rounded values and for any float.
+func TestAppendDecimalOneRounding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 2024))
+	for i := range 300000 {
+		var f float64
+		switch i % 3 {
+		case 0:
+			f = roundTo((rng.Float64()-0.3)*math.Pow10(rng.IntN(13)-3), rng.IntN(7))
+		case 1:
+			f = float64(rng.Int64N(2e15)-1e15) / math.Pow10(rng.IntN(7))
+		default:
+			f = (rng.Float64() - 0.5) * math.Pow10(rng.IntN(20)-8)
+		}
+		got, ok := appendDecimal(nil, f)
+		want, wantOK := appendDecimalEach(nil, f)
+		if ok != wantOK || !bytes.Equal(got, want) {
+			t.Fatalf("%v: %q %v, want %q %v", f, got, ok, want, wantOK)
+		}
+	}
 }
