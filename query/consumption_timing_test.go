@@ -1,10 +1,13 @@
 package query
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"energy/bench"
+	"energy/schema/chtest"
+	"energy/schema/registry"
 )
 
 // BenchmarkHoursWindowCPU is the Go part of a computed HOURS answer on the benchmark's data (a
@@ -31,6 +34,25 @@ func BenchmarkHoursWindowCPU(b *testing.B) {
 		res.ComputationPeriod = computationPeriod(pieces, start, end, steps[len(steps)-1].End, truncated, parisLoc)
 		if _, err := EncodeJSON(res); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHoursWindowLoadCurve is the ClickHouse call of a computed HOURS answer on one
+// benchmark site: reading and resolving the window's 2,400 points.
+func BenchmarkHoursWindowLoadCurve(b *testing.B) {
+	ctx := context.Background()
+	db := chtest.DB(b)
+	reg := registry.New(db)
+	if err := bench.Generate(ctx, db, reg, bench.Spec{Sites: 1, Year: 2024}, nil); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, parisLoc)
+	b.ReportAllocs()
+	for b.Loop() {
+		points, err := resolveLoadCurve(ctx, db, bench.Tenant, bench.SiteID(0), start, start.Add(1200*time.Hour))
+		if err != nil || len(points) != 2400 {
+			b.Fatal(len(points), err)
 		}
 	}
 }

@@ -1,9 +1,12 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"energy/schema"
@@ -48,11 +51,11 @@ func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID strin
 	defer rows.Close()
 	var stored []storedPoint
 	for rows.Next() {
-		var p storedPoint
+		stored = append(stored, storedPoint{}) // scanned in place: no row escapes to the heap
+		p := &stored[len(stored)-1]
 		if err := rows.Scan(&p.pod, &p.begin, &p.end, &p.generation, &p.watts, &p.reliability); err != nil {
 			return nil, fmt.Errorf("resolve load curve: %w", err)
 		}
-		stored = append(stored, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("resolve load curve: %w", err)
@@ -65,24 +68,24 @@ func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID strin
 // deterministically (the later end, the higher value, the higher reliability). Points that
 // do not last are dropped. It sorts stored in place.
 func resolvePoints(stored []storedPoint) []loadCurvePoint {
-	sort.Slice(stored, func(i, j int) bool {
-		a, b := &stored[i], &stored[j]
-		if a.pod != b.pod {
-			return a.pod < b.pod
+	// A total order of the records (equal ones are identical), so any sort gives the same.
+	slices.SortFunc(stored, func(a, b storedPoint) int {
+		if c := strings.Compare(a.pod, b.pod); c != 0 {
+			return c
 		}
-		if !a.begin.Equal(b.begin) {
-			return a.begin.Before(b.begin)
+		if c := a.begin.Compare(b.begin); c != 0 {
+			return c
 		}
-		if !a.generation.Equal(b.generation) {
-			return a.generation.After(b.generation)
+		if c := b.generation.Compare(a.generation); c != 0 {
+			return c
 		}
-		if !a.end.Equal(b.end) {
-			return a.end.After(b.end)
+		if c := b.end.Compare(a.end); c != 0 {
+			return c
 		}
-		if a.watts != b.watts {
-			return a.watts > b.watts
+		if c := cmp.Compare(b.watts, a.watts); c != 0 {
+			return c
 		}
-		return a.reliability > b.reliability
+		return cmp.Compare(b.reliability, a.reliability)
 	})
 	out := make([]loadCurvePoint, 0, len(stored))
 	for i := range stored {
