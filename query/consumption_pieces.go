@@ -87,7 +87,53 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 // coverage returns the length of the union of the pieces' spans, and of the real ones' spans.
 // scratch is reused for the spans.
 func coverage(ps []piece, scratch *[]timeSpan) (covered, real time.Duration) {
+	if c, r, ok := sortedCoverage(ps); ok {
+		return c, r
+	}
 	return unionLength(ps, func(piece) bool { return true }, scratch), unionLength(ps, func(p piece) bool { return !p.estimated }, scratch)
+}
+
+// sortedCoverage is coverage in one pass when the pieces come sorted by start (load-curve
+// pieces do); false otherwise.
+func sortedCoverage(ps []piece) (covered, real time.Duration, ok bool) {
+	var all, reals spanUnion
+	for i := range ps {
+		p := &ps[i]
+		if i > 0 && p.start.Before(ps[i-1].start) {
+			return 0, 0, false
+		}
+		all.add(p.start, p.end)
+		if !p.estimated {
+			reals.add(p.start, p.end)
+		}
+	}
+	return all.length(), reals.length(), true
+}
+
+// spanUnion measures the union of spans added in order of start (unionLength's merge).
+type spanUnion struct {
+	total time.Duration
+	cur   timeSpan
+	any   bool
+}
+
+func (u *spanUnion) add(a, b time.Time) {
+	switch {
+	case !u.any:
+		u.cur, u.any = timeSpan{a, b}, true
+	case a.After(u.cur.b):
+		u.total += u.cur.b.Sub(u.cur.a)
+		u.cur = timeSpan{a, b}
+	case b.After(u.cur.b):
+		u.cur.b = b
+	}
+}
+
+func (u *spanUnion) length() time.Duration {
+	if !u.any {
+		return u.total
+	}
+	return u.total + u.cur.b.Sub(u.cur.a)
 }
 
 // timeSpan is [a, b).

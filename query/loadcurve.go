@@ -114,8 +114,17 @@ func loadCurvePieces(points []loadCurvePoint, steps []Step, tou *timeOfUse) [][]
 	for k := range out {
 		out[k] = slab[k*per : k*per : (k+1)*per]
 	}
+	first := 0
 	for _, p := range points {
-		first := sort.Search(len(steps), func(i int) bool { return steps[i].End.After(p.begin) })
+		// The first step ending after the point's begin: usually the previous point's or the
+		// next one (points are sorted by begin within a pod), else a binary search.
+		switch {
+		case first < len(steps) && steps[first].End.After(p.begin) && (first == 0 || !steps[first-1].End.After(p.begin)):
+		case first+1 < len(steps) && steps[first+1].End.After(p.begin) && !steps[first].End.After(p.begin):
+			first++
+		default:
+			first = sort.Search(len(steps), func(i int) bool { return steps[i].End.After(p.begin) })
+		}
 		for k := first; k < len(steps) && steps[k].Start.Before(p.end); k++ {
 			from, to := maxTime(p.begin, steps[k].Start), minTime(p.end, steps[k].End)
 			if !to.After(from) {
