@@ -51,27 +51,11 @@ func (h *harness) token(tenant, scopes string) string {
 // do sends a request with an optional bearer token and JSON body; it returns status and body.
 func (h *harness) do(method, path, token, body string) (int, []byte, http.Header) {
 	h.t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, h.srv.URL+path, r)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	authorization := ""
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		authorization = "Bearer " + token
 	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, resp.Header
+	return h.doAuth(method, path, authorization, body)
 }
 
 // wantError checks status, errorCode and that the description mentions each of mentions.
