@@ -3,7 +3,7 @@ GO        ?= go
 TEST_TIMEOUT ?= 10m
 PKGS      ?= ./...
 
-.PHONY: build test lint openapi run stop clean
+.PHONY: build test lint openapi run stop clean cluster cluster-stop test-cluster
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -42,6 +42,21 @@ bench-ingest:
 .PHONY: bench
 bench:
 	$(GO) run ./bench/cmd/consbench --out bench/results/consumption.md
+
+# A local ClickHouse cluster on loopback for --clickhouse-cluster energy: ZooKeeper on 29181 and
+# four ClickHouse 18.16 nodes (2 shards x 2 replicas) on 29001-29004, data under var/cluster;
+# prints the DSNs (also in var/cluster/dsn). cluster-stop stops it.
+cluster: build
+	bash scripts/cluster.sh start
+
+cluster-stop:
+	bash scripts/cluster.sh stop
+
+# The tests again with a launched local cluster as the store (ENERGY_TEST_CLUSTER=1), including
+# the cluster-only tests; log in var/test-cluster.log.
+CLUSTER_PKGS ?= ./schema/...
+test-cluster:
+	ENERGY_TEST_CLUSTER=1 TEST_LOG=var/test-cluster.log TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh $(CLUSTER_PKGS)
 
 clean:
 	rm -rf bin

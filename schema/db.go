@@ -29,6 +29,14 @@ func Open(ctx context.Context, dsn string, cluster string) (*DB, error) {
 		database = "default"
 	}
 	tune(opts)
+	if cluster != "" {
+		// An INSERT into a Distributed table returns once the shard holds the rows, not when
+		// they are queued on this node: an accepted write is on a shard's replica.
+		if opts.Settings == nil {
+			opts.Settings = clickhouse.Settings{}
+		}
+		opts.Settings["insert_distributed_sync"] = 1
+	}
 	if database != "default" {
 		if err := createDatabase(ctx, *opts, database, cluster); err != nil {
 			return nil, err

@@ -112,6 +112,11 @@ func startOnce(ctx context.Context, bin string, prefix []string, dir string) (*L
 	if err != nil {
 		return nil, err
 	}
+	return startOnPort(ctx, bin, prefix, dir, port)
+}
+
+// startOnPort starts the server of dir (config.xml, and config.d/ when present) on port.
+func startOnPort(ctx context.Context, bin string, prefix []string, dir string, port int) (*LocalServer, error) {
 	args := append(append([]string{}, prefix...),
 		"--config-file="+filepath.Join(dir, "config.xml"), "--",
 		"--path="+filepath.Join(dir, "data")+"/", "--tcp_port="+strconv.Itoa(port))

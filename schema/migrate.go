@@ -60,6 +60,8 @@ func Migrations() ([]Migration, error) {
 // Placeholders: {{onCluster}}, {{table "t"}} (t, or t_local on a cluster),
 // {{engine "t" "ReplacingMergeTree(version)"}} (Replicated* on a cluster) and
 // {{distributed "t" "shardingKey"}} (a Distributed table over t_local on a cluster, else nothing).
+// On a cluster the tables of ReplicatedOnEveryNode are not sharded: each node holds a replica
+// of the whole table under its own name, so reads of the registry stay on the node.
 func Render(m Migration, database, cluster string) ([]string, error) {
 	funcs := template.FuncMap{
 		"onCluster": func() string {
@@ -72,26 +74,25 @@ func Render(m Migration, database, cluster string) ([]string, error) {
 			if cluster == "" {
 				return name
 			}
-			return name + "_local"
+			// Qualified: each node runs ON CLUSTER DDL in its own default database.
+			if ReplicatedOnEveryNode[name] {
+				return quoteIdent(database) + "." + name
+			}
+			return quoteIdent(database) + "." + name + "_local"
 		},
 		"engine": func(table, engine string) string {
 			if cluster == "" {
 				return engine
 			}
-			name, args, _ := strings.Cut(engine, "(")
-			args = strings.TrimSuffix(args, ")")
-			zk := fmt.Sprintf("'/clickhouse/tables/{shard}/%s/%s', '{replica}'", database, table)
-			if args != "" {
-				zk += ", " + args
-			}
-			return "Replicated" + name + "(" + zk + ")"
+			return replicatedEngine(engine, database, table)
 		},
 		"distributed": func(table, key string) string {
-			if cluster == "" {
+			if cluster == "" || ReplicatedOnEveryNode[table] {
 				return ""
 			}
-			return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s ON CLUSTER %s AS %s_local ENGINE = Distributed(%s, %s, %s_local, %s)",
-				table, quoteIdent(cluster), table, quoteIdent(cluster), quoteIdent(database), table, key)
+			db := quoteIdent(database)
+			return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s ON CLUSTER %s AS %s.%s_local ENGINE = Distributed(%s, %s, %s_local, %s)",
+				db, table, quoteIdent(cluster), db, table, quoteIdent(cluster), db, table, key)
 		},
 	}
 	t, err := template.New(m.Name).Funcs(funcs).Parse(m.Text)
@@ -111,6 +112,32 @@ func Render(m Migration, database, cluster string) ([]string, error) {
 	return stmts, nil
 }
 
+// ReplicatedOnEveryNode names the tables that a cluster keeps whole on every node: the
+// registry (small, read on every request, shared by the sites of all shards), the weather
+// shared by sites of all shards, the jobs that any energyd replica may claim, and the record
+// of applied migrations. The readings are sharded by site instead.
+var ReplicatedOnEveryNode = map[string]bool{
+	"tenants": true, "api_tokens": true, "sites": true, "tariffs": true, "weather_stations": true,
+	"weather_observations": true, "jobs": true, "schema_migrations": true,
+}
+
+// replicatedEngine turns engine (e.g. "ReplacingMergeTree(version)") into its Replicated form.
+// A sharded table's replicas share the path of their shard; a table on every node has one
+// path for the whole cluster. Replica names ({replica}) are unique in the cluster.
+func replicatedEngine(engine, database, table string) string {
+	name, args, _ := strings.Cut(engine, "(")
+	args = strings.TrimSuffix(args, ")")
+	shard := "{shard}"
+	if ReplicatedOnEveryNode[table] {
+		shard = "all"
+	}
+	zk := fmt.Sprintf("'/clickhouse/tables/%s/%s/%s', '{replica}'", shard, database, table)
+	if args != "" {
+		zk += ", " + args
+	}
+	return "Replicated" + name + "(" + zk + ")"
+}
+
 func stripComments(s string) string {
 	var keep []string
 	for _, line := range strings.Split(s, "\n") {
@@ -124,7 +151,9 @@ func stripComments(s string) string {
 // Migrate applies every migration not yet recorded in schema_migrations, in order, each once.
 // Two processes starting together are serialised by a lock table: CREATE TABLE without
 // IF NOT EXISTS succeeds for exactly one of them. Statements are idempotent as well, so a
-// migration interrupted by a crash is simply applied again.
+// migration interrupted by a crash is simply applied again. On a cluster the lock is one
+// node's: processes on two nodes may apply the same migration together, which the idempotent
+// statements and the cluster's queue of ON CLUSTER DDL (run one at a time on each node) make safe.
 func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -133,12 +162,15 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	onCluster := ""
+	table, onCluster, engine := "schema_migrations", "", "ReplacingMergeTree()"
 	if db.Cluster != "" {
+		// Every node holds the record, so an energyd on any node sees what another applied.
+		table = quoteIdent(db.Name) + "." + table
 		onCluster = " ON CLUSTER " + quoteIdent(db.Cluster)
+		engine = replicatedEngine(engine, db.Name, "schema_migrations")
 	}
-	if err := db.Conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS schema_migrations"+onCluster+
-		" (version UInt32, name String, applied_ts DateTime('UTC')) ENGINE = ReplacingMergeTree() ORDER BY version"); err != nil {
+	if err := db.Conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+table+onCluster+
+		" (version UInt32, name String, applied_ts DateTime('UTC')) ENGINE = "+engine+" ORDER BY version"); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	unlock, err := db.lockMigrations(ctx)

@@ -106,19 +106,29 @@ func TestRenderClusterVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmts, err := schema.Render(all[0], "energy", "main")
-	if err != nil {
-		t.Fatal(err)
+	var joined string
+	for _, m := range all[:2] { // the registry, then the readings
+		stmts, err := schema.Render(m, "energy", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined += strings.Join(stmts, "\n;\n")
 	}
-	joined := strings.Join(stmts, "\n;\n")
 	for _, want := range []string{
-		"CREATE TABLE IF NOT EXISTS tenants_local ON CLUSTER `main`",
-		"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/energy/tenants', '{replica}', version)",
-		"CREATE TABLE IF NOT EXISTS tenants ON CLUSTER `main` AS tenants_local ENGINE = Distributed(`main`, `energy`, tenants_local, cityHash64(tenant_id))",
+		// The registry: one replicated table on every node, no Distributed table.
+		"CREATE TABLE IF NOT EXISTS `energy`.tenants ON CLUSTER `main`",
+		"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/energy/tenants', '{replica}', version)",
+		// The readings: a replicated table per shard under a Distributed table sharded by site.
+		"CREATE TABLE IF NOT EXISTS `energy`.elec_indexes_local ON CLUSTER `main`",
+		"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/energy/elec_indexes', '{replica}')",
+		"CREATE TABLE IF NOT EXISTS `energy`.elec_indexes ON CLUSTER `main` AS `energy`.elec_indexes_local ENGINE = Distributed(`main`, `energy`, elec_indexes_local, cityHash64(tenant_id, site_id))",
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("cluster rendering lacks %q", want)
 		}
+	}
+	if strings.Contains(joined, "tenants_local") {
+		t.Error("cluster rendering shards the tenants table")
 	}
 	single, _ := schema.Render(all[0], "energy", "")
 	if strings.Contains(strings.Join(single, ""), "Replicated") || strings.Contains(strings.Join(single, ""), "_local") {

@@ -2,6 +2,11 @@
 // set, else a launched local binary, else testcontainers-go when Docker answers) and one
 // throwaway, migrated database per test, dropped in t.Cleanup.
 //
+// With ENERGY_TEST_CLUSTER=1 the store is a cluster instead: a launched local cluster (ZooKeeper
+// and 2 shards × 2 replicas, see schema.StartLocalCluster), or the cluster named by
+// CLICKHOUSE_CLUSTER on CLICKHOUSE_DSN. Databases are then created, migrated and dropped
+// ON CLUSTER, and tests use node 1.
+//
 // A test that cannot get a ClickHouse fails under CI=true and is skipped, loudly, elsewhere.
 package chtest
 
@@ -29,19 +34,44 @@ var (
 	baseDSN  string
 	startErr error
 	local    *schema.LocalServer
+	cluster  *schema.LocalCluster
+	clusterN string // cluster name; empty on a single server
 	localDir string
 	stopper  func()
 )
+
+// clusterMode reports whether the tests' store is a cluster (ENERGY_TEST_CLUSTER=1).
+func clusterMode() bool { return os.Getenv("ENERGY_TEST_CLUSTER") == "1" }
 
 // server returns the DSN of the shared server (database part ignored).
 func server() (string, error) {
 	once.Do(func() {
 		if dsn := os.Getenv("CLICKHOUSE_DSN"); dsn != "" {
 			baseDSN = dsn
+			if clusterMode() {
+				if clusterN = os.Getenv("CLICKHOUSE_CLUSTER"); clusterN == "" {
+					startErr = fmt.Errorf("ENERGY_TEST_CLUSTER=1 with CLICKHOUSE_DSN needs CLICKHOUSE_CLUSTER")
+				}
+			}
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
+		if clusterMode() {
+			dir, err := os.MkdirTemp("", "chtest-cluster-")
+			if err != nil {
+				startErr = err
+				return
+			}
+			c, err := schema.StartLocalCluster(ctx, dir, schema.ClusterPorts{})
+			if err != nil {
+				os.RemoveAll(dir)
+				startErr = fmt.Errorf("ENERGY_TEST_CLUSTER=1: %w", err)
+				return
+			}
+			cluster, clusterN, localDir, baseDSN = c, c.Name, dir, c.DSN(0, "default")
+			return
+		}
 		if _, _, err := schema.FindServerBinary(); err == nil {
 			dir, err := os.MkdirTemp("", "chtest-")
 			if err != nil {
@@ -101,6 +131,10 @@ func Main(m *testing.M) int {
 		_ = local.Stop()
 		os.RemoveAll(localDir)
 	}
+	if cluster != nil {
+		_ = cluster.Stop()
+		os.RemoveAll(localDir)
+	}
 	if stopper != nil {
 		stopper()
 	}
@@ -138,7 +172,7 @@ func DB(t testing.TB) *schema.DB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := schema.Open(ctx, DSN(t), "")
+	db, err := schema.Open(ctx, DSN(t), clusterN)
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
@@ -147,6 +181,37 @@ func DB(t testing.TB) *schema.DB {
 		t.Fatalf("migrate test database: %v", err)
 	}
 	return db
+}
+
+// ClusterName is the cluster of the tests' store ("" on a single server); a test that opens
+// its own schema.DB on a DSN from this package passes it to schema.Open.
+func ClusterName(t testing.TB) string {
+	t.Helper()
+	need(t)
+	return clusterN
+}
+
+// Cluster returns the launched local cluster under ENERGY_TEST_CLUSTER=1 (nil otherwise, and
+// with an external cluster), for tests that run energyd replicas on different nodes or stop one.
+func Cluster(t testing.TB) *schema.LocalCluster {
+	t.Helper()
+	need(t)
+	return cluster
+}
+
+// NeedCluster returns the launched local cluster, for tests of cluster behaviour. They run under
+// ENERGY_TEST_CLUSTER=1 (make test-cluster), where a missing cluster fails them, and are
+// skipped in a single-server run, whose store has no second node.
+func NeedCluster(t testing.TB) *schema.LocalCluster {
+	t.Helper()
+	if !clusterMode() {
+		t.Skip("cluster test: runs under ENERGY_TEST_CLUSTER=1 (make test-cluster)")
+	}
+	need(t)
+	if cluster == nil {
+		t.Fatal("ENERGY_TEST_CLUSTER=1 with CLICKHOUSE_DSN: this test needs the launched local cluster (unset CLICKHOUSE_DSN)")
+	}
+	return cluster
 }
 
 // Server returns the launched local server when the tests use one (nil with CLICKHOUSE_DSN or
@@ -182,7 +247,11 @@ func dropDatabase(base, name string) {
 	if !strings.HasPrefix(name, "t_") { // only ever drop what we created
 		return
 	}
-	_ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name)
+	onCluster := ""
+	if clusterN != "" {
+		onCluster = " ON CLUSTER " + clusterN
+	}
+	_ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+onCluster)
 }
 
 func randomHex(n int) string {
