@@ -1,0 +1,103 @@
+package advices
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"energy/schema"
+)
+
+// jobStore reads and writes the advice_jobs table (schema/migrations/0013_advice_jobs.sql).
+// Each write is the whole job with a higher version; reads take the latest with FINAL.
+type jobStore struct {
+	db     *schema.DB
+	rowVer schema.RowVersions
+}
+
+const adviceJobColumns = "tenant_id, job_id, status, created_ts, updated_ts, inputs, result, error"
+
+// put writes the job as it is now.
+func (s *jobStore) put(ctx context.Context, j Job) error {
+	inputs, err := json.Marshal(j.Inputs)
+	if err != nil {
+		return err
+	}
+	results := []byte("[]")
+	if len(j.Results) > 0 {
+		if results, err = json.Marshal(j.Results); err != nil {
+			return err
+		}
+	}
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO advice_jobs ("+adviceJobColumns+", version)")
+	if err != nil {
+		return err
+	}
+	if err := b.Append(j.TenantID, j.ID, j.Status, j.CreatedTS.UTC(), j.UpdatedTS.UTC(),
+		string(inputs), string(results), j.Error, s.rowVer.Next()); err != nil {
+		_ = b.Abort()
+		return err
+	}
+	return b.Send()
+}
+
+// get returns a job of the tenant, or ErrJobNotFound.
+func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error) {
+	rows, err := s.db.Conn.Query(ctx, "SELECT "+adviceJobColumns+" FROM advice_jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
+	if err != nil {
+		return Job{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return Job{}, err
+		}
+		return Job{}, ErrJobNotFound
+	}
+	j, err := scanAdviceJob(rows)
+	if err != nil {
+		return Job{}, err
+	}
+	return j, rows.Err()
+}
+
+// unfinished returns every job, of any tenant, still CREATED or IN_PROGRESS, oldest first.
+func (s *jobStore) unfinished(ctx context.Context) ([]Job, error) {
+	rows, err := s.db.Conn.Query(ctx, "SELECT "+adviceJobColumns+" FROM (SELECT "+adviceJobColumns+" FROM advice_jobs FINAL)"+
+		" WHERE status IN (?, ?) ORDER BY created_ts, job_id", StatusCreated, StatusInProgress)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		j, err := scanAdviceJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanAdviceJob(r scanner) (Job, error) {
+	var (
+		j               Job
+		inputs, results string
+		created, update time.Time
+	)
+	if err := r.Scan(&j.TenantID, &j.ID, &j.Status, &created, &update, &inputs, &results, &j.Error); err != nil {
+		return Job{}, err
+	}
+	j.CreatedTS, j.UpdatedTS = created.UTC(), update.UTC()
+	if err := json.Unmarshal([]byte(inputs), &j.Inputs); err != nil {
+		return Job{}, fmt.Errorf("advice job %s: stored inputs: %w", j.ID, err)
+	}
+	if err := json.Unmarshal([]byte(results), &j.Results); err != nil {
+		return Job{}, fmt.Errorf("advice job %s: stored result: %w", j.ID, err)
+	}
+	return j, nil
+}
