@@ -60,3 +60,14 @@ test-cluster:
 
 clean:
 	rm -rf bin
+
+# Per-site answers against PostgreSQL: the benchmark's data set loaded again into its ClickHouse
+# and into a throwaway PostgreSQL (Debian's postgresql package, installed when absent; initdb in
+# a temp dir, port 25432-25439, user postgres when run as root; removed at the end); prints the
+# table and a closing "pg-ratio ..." line; writes bench/results/postgres.md. Not part of make test.
+.PHONY: bench-pg
+bench-pg:
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { \
+	  echo "installing postgresql"; export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
+	$(GO) run ./bench/cmd/consbench --postgres --regenerate --out bench/results/postgres.md

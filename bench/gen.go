@@ -25,8 +25,8 @@ const (
 	hcFrom    = 22
 	hcTo      = 6
 	pointStep = 30 * time.Minute
-	// sitesPerBatch keeps one insert around 0.9 M load-curve rows.
-	sitesPerBatch = 50
+	// SitesPerBatch keeps one insert around 0.9 M load-curve rows.
+	SitesPerBatch = 50
 )
 
 // SiteID is the id of the i-th benchmark site.
@@ -86,7 +86,7 @@ func Tariff(year int) registry.Tariff {
 }
 
 // Generate loads the data set: the tariff and sites through the registry, the readings with
-// column-wise PrepareBatch inserts of sitesPerBatch sites each. progress, when not nil, gets
+// column-wise PrepareBatch inserts of SitesPerBatch sites each. progress, when not nil, gets
 // the number of sites loaded so far.
 func Generate(ctx context.Context, db *schema.DB, reg *registry.Store, s Spec, progress func(done int)) error {
 	if err := reg.PutTariff(ctx, Tariff(s.Year)); err != nil {
@@ -95,16 +95,11 @@ func Generate(ctx context.Context, db *schema.DB, reg *registry.Store, s Spec, p
 	if err := putSites(ctx, reg, s.Sites); err != nil {
 		return err
 	}
-	loc, err := time.LoadLocation(Timezone)
-	if err != nil {
-		return err
-	}
-	for first := 0; first < s.Sites; first += sitesPerBatch {
-		last := min(first+sitesPerBatch, s.Sites)
-		var curve curveColumns
-		var idx indexColumns
-		for i := first; i < last; i++ {
-			generateSite(i, s.Year, loc, &curve, &idx)
+	for first := 0; first < s.Sites; first += SitesPerBatch {
+		last := min(first+SitesPerBatch, s.Sites)
+		curve, idx, err := GenerateSites(first, last, s.Year)
+		if err != nil {
+			return err
 		}
 		if err := curve.insert(ctx, db); err != nil {
 			return fmt.Errorf("load curves of sites %d-%d: %w", first, last-1, err)
@@ -149,10 +144,25 @@ func putSites(ctx context.Context, reg *registry.Store, n int) error {
 	}
 }
 
+// GenerateSites makes the readings of sites [first, last), site after site and in time order
+// within a site: the rows Generate inserts, for loading the same data set into another store.
+func GenerateSites(first, last, year int) (*CurveColumns, *IndexColumns, error) {
+	loc, err := time.LoadLocation(Timezone)
+	if err != nil {
+		return nil, nil, err
+	}
+	var curve CurveColumns
+	var idx IndexColumns
+	for i := first; i < last; i++ {
+		generateSite(i, year, loc, &curve, &idx)
+	}
+	return &curve, &idx, nil
+}
+
 // generateSite appends site i's year: 30-minute average powers (even watts, so that a point's
 // energy, W × 0.5 h, is a whole number of Wh) and, at each local midnight, the cumulative index
 // of each dial, equal to the start index plus the curve's energy so far in that dial's hours.
-func generateSite(i, year int, loc *time.Location, curve *curveColumns, idx *indexColumns) {
+func generateSite(i, year int, loc *time.Location, curve *CurveColumns, idx *IndexColumns) {
 	rng := rand.New(rand.NewPCG(uint64(i), 2024))
 	site, pod := SiteID(i), podID(i)
 	base := 120 + float64(i%17)*15
@@ -188,56 +198,58 @@ func generateSite(i, year int, loc *time.Location, curve *curveColumns, idx *ind
 	idx.add(site, pod, end, index)
 }
 
-type curveColumns struct {
-	tenant, site, pod, job []string
-	begin, endTs, gen, day []time.Time
-	value                  []int64
-	reliability            []uint8
+// CurveColumns are load-curve points, column by column (the columns of load_curve_points).
+type CurveColumns struct {
+	Tenant, Site, Pod, Job      []string
+	Begin, End, Generation, Day []time.Time // Day: the local meter-reading date, as a UTC midnight
+	Value                       []int64     // W
+	Reliability                 []uint8
 }
 
-func (c *curveColumns) add(site, pod string, begin time.Time, watts int64, localDay time.Time) {
-	c.tenant = append(c.tenant, Tenant)
-	c.site = append(c.site, site)
-	c.pod = append(c.pod, pod)
-	c.begin = append(c.begin, begin.UTC())
-	c.endTs = append(c.endTs, begin.Add(pointStep).UTC())
-	c.gen = append(c.gen, time.Date(localDay.Year(), localDay.Month(), localDay.Day()+1, 6, 0, 0, 0, time.UTC))
-	c.value = append(c.value, watts)
-	c.reliability = append(c.reliability, 0)
-	c.day = append(c.day, time.Date(localDay.Year(), localDay.Month(), localDay.Day(), 0, 0, 0, 0, time.UTC))
-	c.job = append(c.job, jobID)
+func (c *CurveColumns) add(site, pod string, begin time.Time, watts int64, localDay time.Time) {
+	c.Tenant = append(c.Tenant, Tenant)
+	c.Site = append(c.Site, site)
+	c.Pod = append(c.Pod, pod)
+	c.Begin = append(c.Begin, begin.UTC())
+	c.End = append(c.End, begin.Add(pointStep).UTC())
+	c.Generation = append(c.Generation, time.Date(localDay.Year(), localDay.Month(), localDay.Day()+1, 6, 0, 0, 0, time.UTC))
+	c.Value = append(c.Value, watts)
+	c.Reliability = append(c.Reliability, 0)
+	c.Day = append(c.Day, time.Date(localDay.Year(), localDay.Month(), localDay.Day(), 0, 0, 0, 0, time.UTC))
+	c.Job = append(c.Job, jobID)
 }
 
-func (c *curveColumns) insert(ctx context.Context, db *schema.DB) error {
+func (c *CurveColumns) insert(ctx context.Context, db *schema.DB) error {
 	return insertColumns(ctx, db, "INSERT INTO load_curve_points (tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id)",
-		c.tenant, c.site, c.pod, c.begin, c.endTs, c.gen, c.value, c.reliability, c.day, c.job)
+		c.Tenant, c.Site, c.Pod, c.Begin, c.End, c.Generation, c.Value, c.Reliability, c.Day, c.Job)
 }
 
-type indexColumns struct {
-	tenant, site, pod, nature, dial, job []string
-	ts, gen                              []time.Time
-	ibc                                  []uint8
-	value                                []int64
+// IndexColumns are smart index readings, column by column (the columns of elec_indexes).
+type IndexColumns struct {
+	Tenant, Site, Pod, Nature, Dial, Job []string
+	TS, Generation                       []time.Time
+	IndexBeforeChange                    []uint8
+	Value                                []int64 // Wh
 }
 
-func (c *indexColumns) add(site, pod string, ts time.Time, index map[string]int64) {
+func (c *IndexColumns) add(site, pod string, ts time.Time, index map[string]int64) {
 	for _, dial := range []string{dialHC, dialHP} {
-		c.tenant = append(c.tenant, Tenant)
-		c.site = append(c.site, site)
-		c.pod = append(c.pod, pod)
-		c.ts = append(c.ts, ts.UTC())
-		c.ibc = append(c.ibc, 0)
-		c.nature = append(c.nature, "MKT_SMART_DISTRIBUTOR")
-		c.gen = append(c.gen, ts.Add(6*time.Hour).UTC())
-		c.dial = append(c.dial, dial)
-		c.value = append(c.value, index[dial])
-		c.job = append(c.job, jobID)
+		c.Tenant = append(c.Tenant, Tenant)
+		c.Site = append(c.Site, site)
+		c.Pod = append(c.Pod, pod)
+		c.TS = append(c.TS, ts.UTC())
+		c.IndexBeforeChange = append(c.IndexBeforeChange, 0)
+		c.Nature = append(c.Nature, "MKT_SMART_DISTRIBUTOR")
+		c.Generation = append(c.Generation, ts.Add(6*time.Hour).UTC())
+		c.Dial = append(c.Dial, dial)
+		c.Value = append(c.Value, index[dial])
+		c.Job = append(c.Job, jobID)
 	}
 }
 
-func (c *indexColumns) insert(ctx context.Context, db *schema.DB) error {
+func (c *IndexColumns) insert(ctx context.Context, db *schema.DB) error {
 	return insertColumns(ctx, db, "INSERT INTO elec_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id)",
-		c.tenant, c.site, c.pod, c.ts, c.ibc, c.nature, c.gen, c.dial, c.value, c.job)
+		c.Tenant, c.Site, c.Pod, c.TS, c.IndexBeforeChange, c.Nature, c.Generation, c.Dial, c.Value, c.Job)
 }
 
 // insertColumns sends one batch, column by column (far faster than row appends).

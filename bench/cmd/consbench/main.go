@@ -3,8 +3,11 @@
 // one year at DAYS, MONTHS and HOURS (the 1,200-step window), computed (cache bypassed) and
 // cached, beside the same aggregation run directly with clickhouse-client, then cached
 // throughput under concurrent load. It writes a markdown table (bench/results/consumption.md).
+// With --postgres it compares instead the same data in a throwaway PostgreSQL, ClickHouse direct
+// SQL and the service without its result cache (bench/results/postgres.md).
 //
 //	go run ./bench/cmd/consbench            # or: make bench
+//	go run ./bench/cmd/consbench --postgres --regenerate --out bench/results/postgres.md   # or: make bench-pg
 //
 // The data set is generated once under --dir and reused by later runs.
 package main
@@ -40,6 +43,9 @@ type options struct {
 	loadDuration              time.Duration
 	loadRequests              int
 	regenerate, skipWrk       bool
+	postgres                  bool // compare with PostgreSQL instead (make bench-pg)
+	pgRounds, scanRuns        int
+	logRequests               int
 }
 
 func main() {
@@ -57,11 +63,19 @@ func main() {
 	flag.IntVar(&o.loadRequests, "load-requests", 200000, "request bound of each throughput test")
 	flag.BoolVar(&o.regenerate, "regenerate", false, "drop and generate the data set again")
 	flag.BoolVar(&o.skipWrk, "skip-wrk", false, "do not run wrk even when installed")
+	flag.BoolVar(&o.postgres, "postgres", false, "compare with a throwaway PostgreSQL instead: per-site answers, all-sites scans, load and disk (make bench-pg)")
+	flag.IntVar(&o.pgRounds, "pg-rounds", 200, "with --postgres: rounds of per-site requests (DAYS, MONTHS, HOURS on each store)")
+	flag.IntVar(&o.scanRuns, "scan-runs", 5, "with --postgres: runs of each all-sites scan on each store")
+	flag.IntVar(&o.logRequests, "log-requests", 20, "with --postgres: requests of each kind measured in system.query_log")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o); err != nil {
+	runner := run
+	if o.postgres {
+		runner = runPostgres
+	}
+	if err := runner(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "consbench:", err)
 		os.Exit(1)
 	}
@@ -69,36 +83,55 @@ func main() {
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 
-func run(ctx context.Context, o options) error {
+// dataSet is the benchmark's ClickHouse with the data set loaded.
+type dataSet struct {
+	dsn string
+	db  *schema.DB
+	reg *registry.Store
+}
+
+// openDataSet starts the benchmark's ClickHouse (unless --clickhouse-dsn is given), applies the
+// migrations and generates the data set when it is absent or --regenerate is set, recording
+// the load times in r. close stops what it started.
+func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeAll func(), err error) {
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
 	dsn := o.dsn
 	if dsn == "" {
 		srv, err := schema.StartLocal(ctx, filepath.Join(o.dir, "clickhouse"))
 		if err != nil {
-			return fmt.Errorf("ClickHouse: %w", err)
+			return nil, nil, fmt.Errorf("ClickHouse: %w", err)
 		}
-		defer srv.Stop()
+		closers = append(closers, func() { _ = srv.Stop() })
 		dsn = srv.DSN("bench")
 	}
 	db, err := schema.Open(ctx, dsn, "")
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer db.Close()
+	closers = append(closers, func() { _ = db.Close() })
 	if err := db.Migrate(ctx, nil); err != nil {
-		return err
+		return nil, nil, err
 	}
 	reg := registry.New(db)
-	spec := bench.Spec{Sites: o.sites, Year: o.year}
-	r := &report{spec: spec, opts: o}
-
-	present, err := bench.Present(ctx, db, spec)
+	present, err := bench.Present(ctx, db, r.spec)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if o.regenerate || !present {
 		if err := clearData(ctx, db); err != nil {
-			return err
+			return nil, nil, err
 		}
+		spec := r.spec
 		logf("generating %d sites × 1 year (%d load-curve points and %d indexes each)...", spec.Sites, spec.PointsPerSite(), spec.IndexesPerSite())
 		start := time.Now()
 		err := bench.Generate(ctx, db, reg, spec, func(done int) {
@@ -107,22 +140,34 @@ func run(ctx context.Context, o options) error {
 			}
 		})
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		r.loadTime = time.Since(start)
 		start = time.Now()
 		if err := bench.Optimize(ctx, db); err != nil {
-			return err
+			return nil, nil, err
 		}
 		r.optimizeTime = time.Since(start)
+		r.loadedNow = true
 		logf("loaded in %.1f s, merged in %.1f s", r.loadTime.Seconds(), r.optimizeTime.Seconds())
 		r.saveLoadTimes(o.dir)
 	} else {
 		r.readLoadTimes(o.dir)
 	}
 	if err := r.describeData(ctx, db); err != nil {
+		return nil, nil, err
+	}
+	return &dataSet{dsn: dsn, db: db, reg: reg}, closeAll, nil
+}
+
+func run(ctx context.Context, o options) error {
+	r := &report{spec: bench.Spec{Sites: o.sites, Year: o.year}, opts: o}
+	ds, closeAll, err := openDataSet(ctx, o, r)
+	if err != nil {
 		return err
 	}
+	defer closeAll()
+	dsn, db, reg := ds.dsn, ds.db, ds.reg
 
 	trace := &chTrace{}
 	db.Conn = tracedConn{Conn: db.Conn, trace: trace} // the registry and the engine read through it

@@ -36,16 +36,22 @@ func scenarios(site string, year int) []scenario {
 // generation among the smart natures, resolved with argMax and no FINAL, as the engine does),
 // then each dial's index differences summed per local step.
 func indexSQL(site string, year int, stepFn string) string {
-	return fmt.Sprintf(`SELECT dial, %[4]s(t, '%[3]s') AS step, sum(d) AS wh FROM (
-  SELECT dial, arrayPopBack(tss) AS froms, arrayPopFront(arrayDifference(vs)) AS diffs FROM (
-    SELECT dial, groupArray(ts) AS tss, groupArray(v) AS vs FROM (
-      SELECT dial, ts, argMax(value, generation_ts) AS v FROM elec_indexes
-      WHERE tenant_id = '%[1]s' AND site_id = '%[2]s' AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
+	return indexStepsSQL(fmt.Sprintf("site_id = '%s'", site), "dial", year, stepFn)
+}
+
+// indexStepsSQL is indexSQL over the rows of filter, one series per keys (dial, or site_id and
+// dial for every site at once).
+func indexStepsSQL(filter, keys string, year int, stepFn string) string {
+	return fmt.Sprintf(`SELECT %[2]s, %[4]s(t, '%[3]s') AS step, sum(d) AS wh FROM (
+  SELECT %[2]s, arrayPopBack(tss) AS froms, arrayPopFront(arrayDifference(vs)) AS diffs FROM (
+    SELECT %[2]s, groupArray(ts) AS tss, groupArray(v) AS vs FROM (
+      SELECT %[2]s, ts, argMax(value, generation_ts) AS v FROM elec_indexes
+      WHERE tenant_id = '%[1]s' AND %[7]s AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
         AND ts >= toDateTime('%[5]d-01-01 00:00:00', '%[3]s') AND ts <= toDateTime('%[6]d-01-01 00:00:00', '%[3]s')
-      GROUP BY dial, ts ORDER BY dial, ts)
-    GROUP BY dial)
+      GROUP BY %[2]s, ts ORDER BY %[2]s, ts)
+    GROUP BY %[2]s)
 ) ARRAY JOIN froms AS t, diffs AS d
-GROUP BY dial, step ORDER BY dial, step`, bench.Tenant, site, bench.Timezone, stepFn, year, year+1)
+GROUP BY %[2]s, step ORDER BY %[2]s, step`, bench.Tenant, keys, bench.Timezone, stepFn, year, year+1, filter)
 }
 
 // curveSQL is the load-curve aggregation of the hour window: the latest generation of each

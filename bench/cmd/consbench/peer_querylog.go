@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"energy/bench"
+)
+
+// queryLogStats is what system.query_log recorded for a batch of requests, per request.
+type queryLogStats struct {
+	requests   int
+	queries    float64 // ClickHouse queries per request
+	readRows   float64
+	readBytes  float64
+	durationMs float64 // summed query_duration_ms per request
+}
+
+// logWindow is a batch of requests alone in whole seconds of system.query_log's event_time.
+type logWindow struct{ from, to time.Time }
+
+// inOwnSeconds runs batch so that no other logged query shares its seconds: it starts on a
+// fresh second and the next batch waits for the second after its end.
+func inOwnSeconds(batch func() error) (logWindow, error) {
+	waitNextSecond()
+	w := logWindow{from: time.Now().Truncate(time.Second)}
+	err := batch()
+	time.Sleep(200 * time.Millisecond) // the last query's log entry is written after its answer
+	w.to = time.Now()
+	waitNextSecond()
+	return w, err
+}
+
+func waitNextSecond() { time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second))) }
+
+// queryLog sends each per-site request kind to energyd, then its direct SQL, n times each, in
+// windows of their own, and reads what ClickHouse logged for them: the "before" of the engine
+// work on pre-computed daily energy.
+func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
+	n := p.o.logRequests
+	logf("system.query_log: %d requests of each kind to energyd and as direct SQL...", n)
+	type pending struct {
+		stats *queryLogStats
+		w     logWindow
+		n     int
+	}
+	var todo []pending
+	for _, req := range r.requests {
+		w, err := inOwnSeconds(func() error {
+			for range n {
+				sc := scenarioNamed(scenarios(bench.SiteID(p.rng.IntN(p.o.sites)), p.o.year), req.name)
+				status, body, _, err := get(p.client, p.url+sc.path, p.token)
+				if err == nil && status != http.StatusOK {
+					err = fmt.Errorf("%w: %d %s", errBadAnswer, status, body)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		todo = append(todo, pending{&req.energyd, w, n})
+		w, err = inOwnSeconds(func() error {
+			for range n {
+				sc := scenarioNamed(scenarios(bench.SiteID(p.rng.IntN(p.o.sites)), p.o.year), req.name)
+				rows, err := p.ch.Conn.Query(logQueries(ctx), sc.sql)
+				if err != nil {
+					return err
+				}
+				if _, err := chEnergies(rows, p.loc); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		todo = append(todo, pending{&req.directSQL, w, n})
+	}
+	for _, s := range r.scans {
+		w, err := inOwnSeconds(func() error {
+			rows, err := p.ch.Conn.Query(logQueries(ctx), s.chSQL)
+			if err != nil {
+				return err
+			}
+			_, err = chEnergies(rows, p.loc)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		todo = append(todo, pending{&s.direct, w, 1})
+	}
+	if err := p.ch.Conn.Exec(ctx, "SYSTEM FLUSH LOGS"); err != nil {
+		return err
+	}
+	for _, t := range todo {
+		var count, rows, bytes, ms uint64
+		err := p.ch.Conn.QueryRow(ctx, `SELECT count(), sum(read_rows), sum(read_bytes), sum(query_duration_ms) FROM system.query_log
+WHERE type = 2 AND event_date >= toDate(?) AND event_time >= ? AND event_time <= ?`, t.w.from, t.w.from, t.w.to).Scan(&count, &rows, &bytes, &ms)
+		if err != nil {
+			return fmt.Errorf("system.query_log: %w", err)
+		}
+		if count < uint64(t.n) {
+			return fmt.Errorf("system.query_log holds %d finished queries for %d requests between %s and %s", count, t.n, t.w.from.Format(time.TimeOnly), t.w.to.Format(time.TimeOnly))
+		}
+		f := float64(t.n)
+		*t.stats = queryLogStats{requests: t.n, queries: float64(count) / f, readRows: float64(rows) / f, readBytes: float64(bytes) / f, durationMs: float64(ms) / f}
+	}
+	return nil
+}
+
+func scenarioNamed(all []scenario, name string) scenario {
+	for _, s := range all {
+		if s.name == name {
+			return s
+		}
+	}
+	panic("no scenario " + name)
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+
+	"energy/bench"
+)
+
+// The same aggregations for PostgreSQL, with the semantics of the ClickHouse direct SQL: the
+// latest generation per (dial, ts) or per point, chosen with DISTINCT ON in the order of the
+// btree (no sort), index differences summed per local step, load-curve energy per hour split
+// HC/HP. Steps come back as Unix seconds, energies as Wh, so that both stores compare exactly.
+
+// pgIndexSQL: $1 tenant, $2 site, $3 first instant, $4 last instant (included: the reading that
+// closes the last step), $5 date_trunc unit (day, month), $6 time zone.
+const pgIndexSQL = `SELECT dial, extract(epoch FROM date_trunc($5, ts, $6))::bigint AS step, sum(d)::float8 AS wh FROM (
+  SELECT dial, ts, lead(value) OVER (PARTITION BY dial ORDER BY ts) - value AS d FROM (
+    SELECT DISTINCT ON (dial, ts) dial, ts, value FROM elec_indexes
+    WHERE tenant_id = $1 AND site_id = $2 AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
+      AND ts >= $3 AND ts <= $4
+    ORDER BY dial, ts, generation_ts DESC) latest) diffs
+WHERE d IS NOT NULL
+GROUP BY dial, step ORDER BY dial, step`
+
+// pgCurveSQL: $1 tenant, $2 site, $3 first instant, $4 end (excluded), $5 time zone.
+const pgCurveSQL = `SELECT extract(epoch FROM date_trunc('hour', b))::bigint AS step,
+  (sum(v * extract(epoch FROM e - b)::bigint) / 3600.0)::float8 AS wh,
+  (coalesce(sum(v * extract(epoch FROM e - b)::bigint) FILTER (WHERE extract(hour FROM b AT TIME ZONE $5) >= 22 OR extract(hour FROM b AT TIME ZONE $5) < 6), 0) / 3600.0)::float8 AS hc
+FROM (
+  SELECT DISTINCT ON (begin_ts) begin_ts AS b, end_ts AS e, value AS v FROM load_curve_points
+  WHERE tenant_id = $1 AND site_id = $2 AND begin_ts >= $3 AND begin_ts < $4
+  ORDER BY begin_ts, generation_ts DESC) latest
+GROUP BY step ORDER BY step`
+
+// pgCurveScanSQL is every site's load-curve energy per local month: $1 tenant, $2 first
+// instant, $3 end (excluded), $4 time zone.
+const pgCurveScanSQL = `SELECT site_id, extract(epoch FROM date_trunc('month', b, $4))::bigint AS step,
+  (sum(v * extract(epoch FROM e - b)::bigint) / 3600.0)::float8 AS wh
+FROM (
+  SELECT DISTINCT ON (site_id, begin_ts) site_id, begin_ts AS b, end_ts AS e, value AS v FROM load_curve_points
+  WHERE tenant_id = $1 AND begin_ts >= $2 AND begin_ts < $3
+  ORDER BY site_id, begin_ts, generation_ts DESC) latest
+GROUP BY site_id, step ORDER BY site_id, step`
+
+// pgIndexScanSQL is every site's index energy per dial and local month (MONTHS semantics):
+// $1 tenant, $2 first instant, $3 last instant (included), $4 time zone.
+const pgIndexScanSQL = `SELECT site_id, dial, extract(epoch FROM date_trunc('month', ts, $4))::bigint AS step, sum(d)::float8 AS wh FROM (
+  SELECT site_id, dial, ts, lead(value) OVER (PARTITION BY site_id, dial ORDER BY ts) - value AS d FROM (
+    SELECT DISTINCT ON (site_id, dial, ts) site_id, dial, ts, value FROM elec_indexes
+    WHERE tenant_id = $1 AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
+      AND ts >= $2 AND ts <= $3
+    ORDER BY site_id, dial, ts, generation_ts DESC) latest) diffs
+WHERE d IS NOT NULL
+GROUP BY site_id, dial, step ORDER BY site_id, dial, step`
+
+// chCurveScanSQL is pgCurveScanSQL for ClickHouse: argMax of the generation per point, no FINAL.
+func chCurveScanSQL(year int) string {
+	return fmt.Sprintf(`SELECT site_id, toStartOfMonth(b, '%[2]s') AS step, sum(v * (toUInt32(e) - toUInt32(b))) / 3600 AS wh FROM (
+  SELECT site_id, begin_ts AS b, argMax(end_ts, generation_ts) AS e, argMax(value, generation_ts) AS v FROM load_curve_points
+  WHERE tenant_id = '%[1]s' AND begin_ts >= toDateTime('%[3]d-01-01 00:00:00', '%[2]s') AND begin_ts < toDateTime('%[4]d-01-01 00:00:00', '%[2]s')
+  GROUP BY site_id, begin_ts)
+GROUP BY site_id, step ORDER BY site_id, step`, bench.Tenant, bench.Timezone, year, year+1)
+}
+
+// chIndexScanSQL is pgIndexScanSQL for ClickHouse: the per-site MONTHS query over every site.
+func chIndexScanSQL(year int) string {
+	return indexStepsSQL("1", "site_id, dial", year, "toStartOfMonth")
+}
