@@ -81,7 +81,10 @@ type entry struct {
 	claimed   bool      // a worker or the deadline sweeper holds it
 	notBefore time.Time // retry pause after a transient failure
 	orphan    bool      // no spool file here: only its deadline can end it
-	claimedAt time.Time
+	// unrecorded: accepted while the store did not answer; no row of it is stored yet, so
+	// reads of the job are answered from here.
+	unrecorded bool
+	claimedAt  time.Time
 }
 
 // New prepares the service; Start recovers unfinished jobs and starts the workers.
@@ -164,7 +167,22 @@ func (s *Service) Job(ctx context.Context, tenantID, jobID string) (Job, error) 
 	if _, err := uuid.Parse(jobID); err != nil || len(jobID) != 36 {
 		return Job{}, ErrJobNotFound
 	}
+	if j, ok := s.unrecordedJob(tenantID, jobID); ok {
+		return j, nil
+	}
 	return s.jobs.get(ctx, tenantID, jobID)
+}
+
+// unrecordedJob is a job of the tenant accepted while the store did not answer, whose row is
+// not written yet.
+func (s *Service) unrecordedJob(tenantID, jobID string) (Job, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[jobID]
+	if e == nil || !e.unrecorded || e.job.TenantID != tenantID {
+		return Job{}, false
+	}
+	return e.job, true
 }
 
 // List returns one page of the tenant's jobs whose state.ts lies in [f.Begin, f.End], newest
@@ -175,10 +193,20 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]Jo
 
 // add registers a non-final job and wakes a worker; false when it was already known.
 func (s *Service) add(j Job, deadline time.Time, orphan bool) bool {
+	return s.register(&entry{job: j, deadline: deadline, orphan: orphan})
+}
+
+// addNew registers a job just submitted; unrecorded when its row could not be written.
+func (s *Service) addNew(j Job, deadline time.Time, unrecorded bool) {
+	s.register(&entry{job: j, deadline: deadline, unrecorded: unrecorded})
+}
+
+func (s *Service) register(e *entry) bool {
+	j := e.job
 	s.mu.Lock()
 	_, known := s.entries[j.ID]
 	if !known {
-		s.entries[j.ID] = &entry{job: j, deadline: deadline, orphan: orphan}
+		s.entries[j.ID] = e
 		s.order = append(s.order, j.ID)
 		s.updateDepthLocked()
 	}

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"energy/schema"
 )
 
 // MaxArchiveBytes is the largest archive file part accepted (decisions §1): one byte more is a 413.
@@ -52,13 +54,21 @@ func (s *Service) Submit(ctx context.Context, tenantID, contentType string, body
 		return Job{}, fmt.Errorf("store the archive: %w", err)
 	}
 	j := newJob(st.meta)
-	if err := s.jobs.put(ctx, j); err != nil {
-		// Not accepted: the client gets an error and sends again.
-		_ = s.spool.remove(j.ID)
-		return Job{}, err
+	// The client waits for this row: bound it like a read, not like a bulk insert.
+	unrecorded := false
+	if err := s.jobs.put(schema.WithCallTimeout(ctx, s.cfg.DB.Timeouts.Read), j); err != nil {
+		if !schema.IsUnavailable(err) || ctx.Err() != nil {
+			// Not accepted: the client gets an error and sends again.
+			_ = s.spool.remove(j.ID)
+			return Job{}, err
+		}
+		// The archive is durable in the spool, so it is accepted: the job's row is written by
+		// its worker once the store answers, as recovery does after a crash.
+		s.log.Warn("archive accepted while the store does not answer; its job row follows", "job", j.ID, "error", err)
+		unrecorded = true
 	}
 	jobsSubmitted.Inc()
-	s.add(j, submitted.Add(s.cfg.Deadline), false)
+	s.addNew(j, submitted.Add(s.cfg.Deadline), unrecorded)
 	return j, nil
 }
 

@@ -101,7 +101,7 @@ func (s *Service) process(e *entry) {
 			return
 		}
 		s.mu.Lock()
-		e.job = job
+		e.job, e.unrecorded = job, false
 		s.mu.Unlock()
 	}
 

@@ -15,11 +15,19 @@ type DB struct {
 	Conn    driver.Conn
 	Name    string // database name
 	Cluster string // cluster name for ON CLUSTER DDL; empty on a single node
+	// Timeouts bound each call made through Conn.
+	Timeouts Timeouts
 }
 
-// Open connects to the DSN (clickhouse://host:port/database?...), creating the database when
-// it does not exist, and checks that the server answers.
+// Open connects to the DSN (clickhouse://host:port/database?...) with DefaultTimeouts,
+// creating the database when it does not exist, and checks that the server answers.
 func Open(ctx context.Context, dsn string, cluster string) (*DB, error) {
+	return OpenWithTimeouts(ctx, dsn, cluster, DefaultTimeouts)
+}
+
+// OpenWithTimeouts is Open with the bounds of every call given (zero fields: the defaults).
+func OpenWithTimeouts(ctx context.Context, dsn string, cluster string, t Timeouts) (*DB, error) {
+	t = t.orDefaults()
 	opts, err := clickhouse.ParseDSN(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("invalid ClickHouse DSN: %w", err)
@@ -28,7 +36,7 @@ func Open(ctx context.Context, dsn string, cluster string) (*DB, error) {
 	if database == "" {
 		database = "default"
 	}
-	tune(opts)
+	tune(opts, t)
 	if cluster != "" {
 		// An INSERT into a Distributed table returns once the shard holds the rows, not when
 		// they are queued on this node: an accepted write is on a shard's replica.
@@ -38,7 +46,7 @@ func Open(ctx context.Context, dsn string, cluster string) (*DB, error) {
 		opts.Settings["insert_distributed_sync"] = 1
 	}
 	if database != "default" {
-		if err := createDatabase(ctx, *opts, database, cluster); err != nil {
+		if err := createDatabase(ctx, *opts, database, cluster, t.Migrate); err != nil {
 			return nil, err
 		}
 	}
@@ -46,20 +54,24 @@ func Open(ctx context.Context, dsn string, cluster string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	pctx, cancel := context.WithTimeout(ctx, min(5*time.Second, t.Read))
 	defer cancel()
 	if err := conn.Ping(pctx); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("ClickHouse at %v does not answer: %w", opts.Addr, err)
 	}
-	return &DB{Conn: instrument(conn), Name: database, Cluster: cluster}, nil
+	return &DB{Conn: instrument(conn, t), Name: database, Cluster: cluster, Timeouts: t}, nil
 }
 
 // tune sets pool limits suited to a service: fail fast when ClickHouse is down instead of
-// waiting the driver's 30 s default.
-func tune(opts *clickhouse.Options) {
+// waiting the driver's 30 s dial default, and never wait on a silent connection longer than
+// the read bound (the driver's default is 5 minutes); a DSN's own values win.
+func tune(opts *clickhouse.Options, t Timeouts) {
 	if opts.DialTimeout == 0 || opts.DialTimeout == 30*time.Second {
 		opts.DialTimeout = 3 * time.Second
+	}
+	if opts.ReadTimeout == 0 || opts.ReadTimeout == 300*time.Second {
+		opts.ReadTimeout = t.Read
 	}
 	if opts.MaxOpenConns == 0 {
 		opts.MaxOpenConns = 32
@@ -72,13 +84,15 @@ func tune(opts *clickhouse.Options) {
 	}
 }
 
-func createDatabase(ctx context.Context, opts clickhouse.Options, database, cluster string) error {
+func createDatabase(ctx context.Context, opts clickhouse.Options, database, cluster string, migrate time.Duration) error {
 	opts.Auth.Database = "default"
 	conn, err := clickhouse.Open(&opts)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	ctx, cancel := context.WithTimeout(ctx, migrate)
+	defer cancel()
 	onCluster := ""
 	if cluster != "" {
 		onCluster = " ON CLUSTER " + quoteIdent(cluster)

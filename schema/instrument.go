@@ -21,12 +21,16 @@ var (
 	}, []string{"op"})
 )
 
-// instrumentedConn records latency and errors of every call without changing its behaviour.
+// instrumentedConn records latency and errors of every call and runs each one under its
+// deadline (Timeouts).
 type instrumentedConn struct {
 	driver.Conn
+	timeouts Timeouts
 }
 
-func instrument(c driver.Conn) driver.Conn { return instrumentedConn{c} }
+func instrument(c driver.Conn, t Timeouts) driver.Conn {
+	return instrumentedConn{Conn: c, timeouts: t.orDefaults()}
+}
 
 func observe(op string, start time.Time, err error) {
 	queryDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
@@ -37,20 +41,32 @@ func observe(op string, start time.Time, err error) {
 
 func (c instrumentedConn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
 	start := time.Now()
+	ctx, cancel := bound(ctx, c.timeouts.Read)
 	rows, err := c.Conn.Query(ctx, q, args...)
 	observe("query", start, err)
-	return rows, err
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return boundedRows{Rows: rows, cancel: cancel}, nil
 }
 
 func (c instrumentedConn) QueryRow(ctx context.Context, q string, args ...any) driver.Row {
 	start := time.Now()
+	ctx, cancel := bound(ctx, c.timeouts.Read)
 	row := c.Conn.QueryRow(ctx, q, args...)
 	observe("query", start, row.Err())
-	return row
+	if row.Err() != nil {
+		cancel()
+		return row
+	}
+	return boundedRow{Row: row, cancel: cancel}
 }
 
 func (c instrumentedConn) Select(ctx context.Context, dest any, q string, args ...any) error {
 	start := time.Now()
+	ctx, cancel := bound(ctx, c.timeouts.Read)
+	defer cancel()
 	err := c.Conn.Select(ctx, dest, q, args...)
 	observe("query", start, err)
 	return err
@@ -58,27 +74,51 @@ func (c instrumentedConn) Select(ctx context.Context, dest any, q string, args .
 
 func (c instrumentedConn) Exec(ctx context.Context, q string, args ...any) error {
 	start := time.Now()
+	ctx, cancel := bound(ctx, c.timeouts.Write)
+	defer cancel()
 	err := c.Conn.Exec(ctx, q, args...)
 	observe("exec", start, err)
 	return err
 }
 
+func (c instrumentedConn) Ping(ctx context.Context) error {
+	ctx, cancel := bound(ctx, c.timeouts.Read)
+	defer cancel()
+	return c.Conn.Ping(ctx)
+}
+
 func (c instrumentedConn) PrepareBatch(ctx context.Context, q string, opts ...driver.PrepareBatchOption) (driver.Batch, error) {
+	ctx, cancel := bound(ctx, c.timeouts.Write)
 	b, err := c.Conn.PrepareBatch(ctx, q, opts...)
 	if err != nil {
+		cancel()
 		queryErrors.WithLabelValues("insert").Inc()
 		return nil, err
 	}
-	return instrumentedBatch{Batch: b, start: time.Now()}, nil
+	return instrumentedBatch{Batch: b, start: time.Now(), cancel: cancel}, nil
 }
 
+// instrumentedBatch times the batch from its preparation to its Send; the write deadline
+// covers the same span.
 type instrumentedBatch struct {
 	driver.Batch
-	start time.Time
+	start  time.Time
+	cancel context.CancelFunc
 }
 
 func (b instrumentedBatch) Send() error {
+	defer b.cancel()
 	err := b.Batch.Send()
 	observe("insert", b.start, err)
 	return err
+}
+
+func (b instrumentedBatch) Abort() error {
+	defer b.cancel()
+	return b.Batch.Abort()
+}
+
+func (b instrumentedBatch) Close() error {
+	defer b.cancel()
+	return b.Batch.Close()
 }

@@ -158,6 +158,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	ctx = WithCallTimeout(ctx, db.Timeouts.orDefaults().Migrate)
 	all, err := Migrations()
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"energy/schema"
 )
 
 // config is energyd's configuration: each flag has an ENERGY_* environment fallback
@@ -25,6 +27,8 @@ type config struct {
 	CacheEntries      int
 	CacheMB           int
 	CarbonCoefficient float64
+	// Bounds of every ClickHouse call: reads, inserts and other writes, migration statements.
+	StoreTimeouts schema.Timeouts
 }
 
 func loadConfig(args []string) (config, error) {
@@ -50,6 +54,10 @@ func loadConfig(args []string) (config, error) {
 	str(&cacheEntries, "cache-entries", "ENERGY_CACHE_ENTRIES", "10000", "most consumption answers kept in the result cache; 0 disables it")
 	str(&cacheMB, "cache-mb", "ENERGY_CACHE_MB", "256", "approximate memory bound of the consumption result cache, MiB")
 	str(&carbon, "carbon-coefficient", "ENERGY_CARBON_COEFFICIENT", "0.052", "kgCO2e/kWh of sites whose tariff has none (default: ADEME Base Empreinte, French average mix)")
+	var queryTimeout, insertTimeout, migrationTimeout string
+	str(&queryTimeout, "query-timeout", "ENERGY_QUERY_TIMEOUT", "10s", "longest wait for one ClickHouse read; a stalled store answers 503 within it")
+	str(&insertTimeout, "insert-timeout", "ENERGY_INSERT_TIMEOUT", "1m", "longest wait for one ClickHouse insert or other write (a failed job insert is retried later)")
+	str(&migrationTimeout, "migration-timeout", "ENERGY_MIGRATION_TIMEOUT", "5m", "longest wait for one schema migration statement")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -61,6 +69,18 @@ func loadConfig(args []string) (config, error) {
 	var err error
 	if c.JobDeadline, err = time.ParseDuration(deadline); err != nil || c.JobDeadline <= 0 {
 		return c, fmt.Errorf("--job-deadline: %q is not a positive duration (for example 10m)", deadline)
+	}
+	for _, d := range []struct {
+		flag, value string
+		into        *time.Duration
+	}{
+		{"query-timeout", queryTimeout, &c.StoreTimeouts.Read},
+		{"insert-timeout", insertTimeout, &c.StoreTimeouts.Write},
+		{"migration-timeout", migrationTimeout, &c.StoreTimeouts.Migrate},
+	} {
+		if *d.into, err = time.ParseDuration(d.value); err != nil || *d.into <= 0 {
+			return c, fmt.Errorf("--%s: %q is not a positive duration (for example 10s)", d.flag, d.value)
+		}
 	}
 	if _, err := fmt.Sscan(workers, &c.Workers); err != nil || c.Workers < 1 || c.Workers > 64 {
 		return c, fmt.Errorf("--workers: %q is not a number from 1 to 64", workers)

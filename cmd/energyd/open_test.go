@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"energy/schema"
 )
 
 // An unreachable ClickHouse is waited for (logged, retried) until energyd is stopped; a DSN
@@ -17,7 +19,7 @@ func TestOpenWhenReachableWaitsForClickHouse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := openWhenReachable(ctx, "clickhouse://127.0.0.1:1/energy", "", log)
+	_, err := openWhenReachable(ctx, "clickhouse://127.0.0.1:1/energy", "", schema.DefaultTimeouts, log)
 	if err == nil || !strings.Contains(err.Error(), "stopped while waiting for ClickHouse") {
 		t.Fatalf("error %v, want the stop while waiting", err)
 	}
@@ -29,7 +31,7 @@ func TestOpenWhenReachableWaitsForClickHouse(t *testing.T) {
 	}
 
 	start = time.Now()
-	if _, err := openWhenReachable(context.Background(), "clickhouse://127.0.0.1:9000/energy?dial_timeout=soon", "", log); err == nil || time.Since(start) > time.Second {
+	if _, err := openWhenReachable(context.Background(), "clickhouse://127.0.0.1:9000/energy?dial_timeout=soon", "", schema.DefaultTimeouts, log); err == nil || time.Since(start) > time.Second {
 		t.Fatalf("bad DSN: %v after %v, want an immediate error", err, time.Since(start))
 	}
 }
