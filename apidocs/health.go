@@ -15,13 +15,24 @@ type healthOutput struct {
 	}
 }
 
-// addHealth registers /healthz (the process answers) and /readyz (migrations applied and
-// ClickHouse answers).
-func addHealth(api huma.API, ready func(context.Context) error) {
+// addHealth registers /healthz (the process answers and can still do its work) and /readyz
+// (migrations applied and ClickHouse answers).
+func addHealth(api huma.API, live, ready func(context.Context) error) {
+	if live == nil {
+		live = func(context.Context) error { return nil }
+	}
 	huma.Register(api, huma.Operation{
 		OperationID: "healthz", Method: http.MethodGet, Path: "/healthz", Tags: []string{"Operations"},
-		Summary: "Liveness: the process answers",
+		Summary:     "Liveness: the process answers and can still do its work",
+		Description: "503 STORAGE_UNAVAILABLE when the data store that energyd launched itself stopped and cannot be restarted: restarting energyd is then the remedy. A store that is only slow or briefly down is reported by /readyz, not here.",
+		Errors:      []int{http.StatusServiceUnavailable},
 	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+		if err := live(ctx); err != nil {
+			slog.ErrorContext(ctx, "not live", "requestId", RequestID(ctx), "error", err)
+			e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "the embedded data store stopped and cannot be restarted; restart the service")
+			e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
+			return nil, e
+		}
 		out := &healthOutput{}
 		out.Body.Status = "ok"
 		return out, nil

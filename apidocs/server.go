@@ -26,6 +26,9 @@ type Config struct {
 	Registry *registry.Store
 	// Ready reports whether the service can answer (migrations applied, ClickHouse up).
 	Ready func(context.Context) error
+	// Live reports whether the process can still do its work (its embedded store can be
+	// restarted); nil means always.
+	Live func(context.Context) error
 	// PublicURL is the base of returned links; empty means "from the request".
 	PublicURL string
 	// Logger receives the access log and error details; nil means slog.Default().
@@ -58,7 +61,7 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	})
 	router.Handle("/metrics", promhttp.Handler())
 	addDocs(router)
-	addHealth(api, cfg.Ready)
+	addHealth(api, cfg.Live, cfg.Ready)
 	return router, api
 }
 

@@ -24,6 +24,8 @@ type LocalServer struct {
 	Dir  string // holds config.xml, data/ and the endpoint file
 	Port int    // native protocol port on 127.0.0.1
 
+	bin    string
+	prefix []string
 	cmd    *exec.Cmd
 	exited chan struct{}
 	output *lockedBuffer
@@ -129,7 +131,7 @@ func startOnPort(ctx context.Context, bin string, prefix []string, dir string, p
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	s := &LocalServer{Dir: dir, Port: port, cmd: cmd, exited: make(chan struct{}), output: out}
+	s := &LocalServer{Dir: dir, Port: port, bin: bin, prefix: prefix, cmd: cmd, exited: make(chan struct{}), output: out}
 	go func() { _ = cmd.Wait(); close(s.exited) }()
 
 	deadline := time.Now().Add(60 * time.Second)
@@ -196,6 +198,15 @@ func (s *LocalServer) Stop() error {
 		<-s.exited
 		return errors.New("clickhouse server ignored SIGTERM for 20 s and was killed")
 	}
+}
+
+// Pid is the server's process id (its process group id too).
+func (s *LocalServer) Pid() int { return s.cmd.Process.Pid }
+
+// kill ends the server at once (SIGKILL to its process group) and waits for it.
+func (s *LocalServer) kill() {
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.exited
 }
 
 // Exited is closed when the server process has ended.

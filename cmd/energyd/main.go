@@ -49,16 +49,20 @@ func run() error {
 	defer stop()
 
 	dsn := cfg.ClickHouseDSN
+	live := func(context.Context) error { return nil }
 	if dsn == "" {
 		srv, err := schema.StartLocal(ctx, filepath.Join(cfg.DataDir, "clickhouse"))
 		if err != nil {
 			return fmt.Errorf("embedded ClickHouse: %w", err)
 		}
-		defer srv.Stop()
+		// Restarted when it exits or freezes; /healthz fails once it cannot be restarted.
+		sup := schema.Supervise(srv, schema.Supervision{}, log)
+		defer sup.Stop()
+		live = func(context.Context) error { return sup.Health() }
 		dsn = srv.DSN("energy")
 		log.Info("embedded ClickHouse started", "dsn", dsn, "dir", srv.Dir)
 	}
-	db, err := openWhenReachable(ctx, dsn, cfg.ClickHouseClust, log)
+	db, err := openWhenReachable(ctx, dsn, cfg.ClickHouseClust, cfg.StoreTimeouts, log)
 	if err != nil {
 		return err
 	}
@@ -81,7 +85,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Jobs: jobs, Logger: log}
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Jobs: jobs, Logger: log}
 	mainHandler, _ := apidocs.NewMain(apiCfg)
 
 	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second}}
@@ -136,9 +140,9 @@ const tokenWatchInterval = 250 * time.Millisecond
 
 // openWhenReachable opens the store, waiting for a ClickHouse that does not answer yet (it may
 // be starting beside us) instead of exiting; a bad DSN fails at once.
-func openWhenReachable(ctx context.Context, dsn, cluster string, log *slog.Logger) (*schema.DB, error) {
+func openWhenReachable(ctx context.Context, dsn, cluster string, timeouts schema.Timeouts, log *slog.Logger) (*schema.DB, error) {
 	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
-		db, err := schema.Open(ctx, dsn, cluster)
+		db, err := schema.OpenWithTimeouts(ctx, dsn, cluster, timeouts)
 		if err == nil || !schema.IsUnavailable(err) {
 			return db, err
 		}

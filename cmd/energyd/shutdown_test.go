@@ -53,8 +53,14 @@ func freeAddr(t *testing.T) string {
 // startEnergyd runs the binary on a free port with the DSN and waits for /readyz.
 func startEnergyd(t *testing.T, bin, dsn string) *daemon {
 	t.Helper()
+	return startEnergydWith(t, bin, "--clickhouse-dsn", dsn, "--data-dir", t.TempDir())
+}
+
+// startEnergydWith runs the binary on a free port with args and waits for /readyz.
+func startEnergydWith(t *testing.T, bin string, args ...string) *daemon {
+	t.Helper()
 	d := &daemon{addr: freeAddr(t), lines: make(chan string, 1000), exited: make(chan error, 1)}
-	d.cmd = exec.Command(bin, "--listen", d.addr, "--advice-listen", "", "--clickhouse-dsn", dsn, "--data-dir", t.TempDir())
+	d.cmd = exec.Command(bin, append([]string{"--listen", d.addr, "--advice-listen", ""}, args...)...)
 	stderr, err := d.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
