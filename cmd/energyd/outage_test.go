@@ -172,7 +172,7 @@ func TestKilledStoreIsRestartedAndJobsFinish(t *testing.T) {
 	path := link.Links.Self.Href[strings.Index(link.Links.Self.Href, "/v2/"):]
 
 	var job struct {
-		State struct{ Current string }
+		State    struct{ Current string }
 		Overview struct {
 			NbOperationsTotal, NbOperationsOK int
 		} `json:"report"`
