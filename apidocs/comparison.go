@@ -8,7 +8,9 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"energy/query"
+	"energy/query/comparison"
+	"energy/query/consumption"
+	"energy/query/weather"
 	"energy/schema/registry"
 )
 
@@ -23,13 +25,13 @@ const comparisonDescription = `One item per requested year N, comparing N with N
 **Errors.** years missing, not yyyy, repeated, before 2000, in the future, more than 10, or the ongoing year while January is not over (no complete month to compare yet): 400 INVALID_PARAMETER naming the value. An unknown site, or a site of another tenant: 404 SITE_NOT_FOUND.`
 
 type comparisonOutput struct {
-	Body []query.YearComparison
+	Body []comparison.YearComparison
 }
 
 func addComparison(api huma.API, reg *registry.Store) {
 	// Energy and cost do not depend on the carbon coefficient: a plain engine gives the same
 	// figures as endpoint 4's.
-	comparisons := query.NewComparisons(query.NewConsumptions(reg.DB(), reg, DefaultCarbonCoefficient), query.NewWeather(reg.DB()))
+	comparisons := comparison.NewEngine(consumption.NewEngine(reg.DB(), reg, DefaultCarbonCoefficient), weather.NewStore(reg.DB()))
 
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-yearly-elec-energies-comparisons", Method: http.MethodGet, Path: "/v1/sites/{site-id}/yearly-elec-energies-comparisons",
@@ -44,7 +46,7 @@ func addComparison(api huma.API, reg *registry.Store) {
 			return nil, err
 		}
 		now := time.Now()
-		years, err := query.ParseComparisonYears(in.Years, now, s.Location())
+		years, err := comparison.ParseYears(in.Years, now, s.Location())
 		if err != nil {
 			return nil, yearsParamError(err)
 		}
@@ -57,7 +59,7 @@ func addComparison(api huma.API, reg *registry.Store) {
 }
 
 func yearsParamError(err error) error {
-	var ye *query.YearsError
+	var ye *comparison.YearsError
 	if errors.As(err, &ye) {
 		if ye.Value == "" {
 			return BadParam("query parameter years: %s", ye.Message)

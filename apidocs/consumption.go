@@ -13,14 +13,15 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"energy/query"
+	"energy/query/cache"
+	"energy/query/consumption"
 	"energy/schema/registry"
 )
 
 // DefaultCarbonCoefficient is the carbon intensity (kgCO2e/kWh) of sites whose tariff names
-// none when energyd's --carbon-coefficient is not set: query.DefaultCarbonCoefficient (ADEME
+// none when energyd's --carbon-coefficient is not set: consumption.DefaultCarbonCoefficient (ADEME
 // Base Empreinte, French average consumption mix).
-const DefaultCarbonCoefficient = query.DefaultCarbonCoefficient
+const DefaultCarbonCoefficient = consumption.DefaultCarbonCoefficient
 
 // Consumption options (the repeatable options parameter).
 const (
@@ -81,7 +82,7 @@ func (s stamp) in(loc *time.Location) time.Time {
 		return s.abs.In(loc)
 	}
 	l := s.local
-	return query.WallClock(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, loc)
+	return consumption.WallClock(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, loc)
 }
 
 // key is the stamp's part of the cache key: instants by their Unix time, local times by text.
@@ -144,7 +145,7 @@ func splitList(name string, values, allowed []string) ([]string, error) {
 // withGlobalConsumption) is done by resolve.
 type consumptionQuery struct {
 	start, end stamp
-	req        query.ConsumptionRequest // without Start and End
+	req        consumption.Request // without Start and End
 }
 
 func parseConsumptionQuery(p *ConsumptionParams) (*consumptionQuery, error) {
@@ -164,20 +165,20 @@ func parseConsumptionQuery(p *ConsumptionParams) (*consumptionQuery, error) {
 		}
 		r.StepValue = 1
 	}
-	if r.IndexCategories, err = splitList("indexCategories", p.IndexCategories, query.IndexCategories); err != nil {
+	if r.IndexCategories, err = splitList("indexCategories", p.IndexCategories, consumption.IndexCategories); err != nil {
 		return nil, err
 	}
-	if len(r.IndexCategories) == len(query.IndexCategories) {
+	if len(r.IndexCategories) == len(consumption.IndexCategories) {
 		r.IndexCategories = nil // all, as when absent
 	}
 	r.IndexStrategy = p.IndexStrategy
 	if r.IndexStrategy == "" {
-		r.IndexStrategy = query.StrategySurroundingEstimated
+		r.IndexStrategy = consumption.StrategySurroundingEstimated
 	}
-	if r.DataSources, err = splitList("dataSources", p.DataSources, query.DataSources); err != nil {
+	if r.DataSources, err = splitList("dataSources", p.DataSources, consumption.DataSources); err != nil {
 		return nil, err
 	}
-	if len(r.DataSources) == len(query.DataSources) {
+	if len(r.DataSources) == len(consumption.DataSources) {
 		r.DataSources = nil
 	}
 	r.LoadCurveCompletion = p.LoadCurveCompletion
@@ -217,14 +218,14 @@ func (q *consumptionQuery) key() string {
 }
 
 // resolve finishes the request in the site's zone.
-func (q *consumptionQuery) resolve(loc *time.Location) (query.ConsumptionRequest, error) {
+func (q *consumptionQuery) resolve(loc *time.Location) (consumption.Request, error) {
 	r := q.req
 	r.Start, r.End = q.start.in(loc), q.end.in(loc)
 	if !r.End.After(r.Start) {
 		return r, BadParam("query parameter endTs: %s must be after startTs %s", r.End.Format(time.RFC3339), r.Start.Format(time.RFC3339))
 	}
 	if r.WithGlobalConsumption {
-		if limit := query.AddSteps(r.Start, loc, query.UnitYears, 1); r.End.After(limit) {
+		if limit := consumption.AddSteps(r.Start, loc, consumption.UnitYears, 1); r.End.After(limit) {
 			return r, Fail(http.StatusBadRequest, CodePeriodTooLong,
 				"query parameter endTs: with option withGlobalConsumption the period may end at most one calendar year after startTs, at %s (got %s)",
 				limit.Format(time.RFC3339), r.End.Format(time.RFC3339))
@@ -247,21 +248,21 @@ const consumptionDescription = `Electricity consumption of the site over [startT
 
 **Caching.** Answers are cached per site and request and invalidated by every ingest touching the site (response header X-Cache: HIT or MISS).`
 
-// ConsumptionService answers endpoint 4 with JSON bytes: *query.CachedConsumptions, the
+// ConsumptionService answers endpoint 4 with JSON bytes: *consumption.Cached, the
 // engine behind its result cache.
 type ConsumptionService interface {
-	JSON(ctx context.Context, tenantID, siteID, request string, resolve query.Resolve) (body []byte, hit bool, err error)
+	JSON(ctx context.Context, tenantID, siteID, request string, resolve consumption.Resolve) (body []byte, hit bool, err error)
 }
 
 // addConsumption registers endpoint 4. A nil cons gets the engine with the default carbon
 // coefficient behind a default-sized cache.
 func addConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) {
 	if cons == nil {
-		engine := query.NewConsumptions(reg.DB(), reg, query.DefaultCarbonCoefficient)
-		cons = query.NewCachedConsumptions(engine, reg.Versions, query.DefaultCacheEntries, query.DefaultCacheBytes)
+		engine := consumption.NewEngine(reg.DB(), reg, consumption.DefaultCarbonCoefficient)
+		cons = consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
-	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[query.ConsumptionResult](), true, "ConsumptionResult")
-	sites := query.NewSiteCache(reg) // every computed answer reads its site
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[consumption.ConsumptionResult](), true, "ConsumptionResult")
+	sites := cache.NewSites(reg) // every computed answer reads its site
 
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-elec-consumptions", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/consumptions",
@@ -280,13 +281,13 @@ func addConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) 
 		if registry.ValidID("site-id", in.SiteID) != nil {
 			return nil, SiteNotFound(in.SiteID)
 		}
-		body, hit, err := cons.JSON(ctx, Caller(ctx).TenantID, in.SiteID, q.key(), func(ctx context.Context) (registry.Site, query.ConsumptionRequest, error) {
+		body, hit, err := cons.JSON(ctx, Caller(ctx).TenantID, in.SiteID, q.key(), func(ctx context.Context) (registry.Site, consumption.Request, error) {
 			s, err := sites.Site(ctx, Caller(ctx).TenantID, in.SiteID)
 			if errors.Is(err, registry.ErrNotFound) {
-				return s, query.ConsumptionRequest{}, SiteNotFound(in.SiteID)
+				return s, consumption.Request{}, SiteNotFound(in.SiteID)
 			}
 			if err != nil {
-				return s, query.ConsumptionRequest{}, err
+				return s, consumption.Request{}, err
 			}
 			req, err := q.resolve(s.Location())
 			return s, req, err

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"energy/query"
+	"energy/query/consumption"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -19,18 +19,18 @@ import (
 // data in consumption_test.go).
 type recordingEngine struct {
 	mu   sync.Mutex
-	reqs []query.ConsumptionRequest
+	reqs []consumption.Request
 }
 
-func (e *recordingEngine) Compute(_ context.Context, site registry.Site, req query.ConsumptionRequest) (*query.ConsumptionResult, error) {
+func (e *recordingEngine) Compute(_ context.Context, site registry.Site, req consumption.Request) (*consumption.ConsumptionResult, error) {
 	e.mu.Lock()
 	e.reqs = append(e.reqs, req)
 	e.mu.Unlock()
 	loc := site.Location()
-	return &query.ConsumptionResult{Period: query.Period{StartTime: req.Start.In(loc), EndTime: req.End.In(loc)}, Step: "P1D", Consumptions: []query.Consumption{}}, nil
+	return &consumption.ConsumptionResult{Period: consumption.Period{StartTime: req.Start.In(loc), EndTime: req.End.In(loc)}, Step: "P1D", Consumptions: []consumption.Consumption{}}, nil
 }
 
-func (e *recordingEngine) last(t *testing.T) query.ConsumptionRequest {
+func (e *recordingEngine) last(t *testing.T) consumption.Request {
 	t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -42,14 +42,14 @@ func (e *recordingEngine) last(t *testing.T) query.ConsumptionRequest {
 
 // newConsumptionHarness is newHarness with the consumption endpoint on engine (the real one
 // when nil) behind a fresh cache; it also returns the cache to inspect it.
-func newConsumptionHarness(t *testing.T, engine query.ConsumptionEngine) (*harness, *query.CachedConsumptions) {
+func newConsumptionHarness(t *testing.T, engine consumption.Computer) (*harness, *consumption.Cached) {
 	t.Helper()
 	db := chtest.DB(t)
 	reg := registry.New(db)
 	if engine == nil {
-		engine = query.NewConsumptions(db, reg, query.DefaultCarbonCoefficient)
+		engine = consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient)
 	}
-	cache := query.NewCachedConsumptions(engine, reg.Versions, 1000, 0)
+	cache := consumption.NewCached(engine, reg.Versions, 1000, 0)
 	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, Consumptions: cache})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -159,7 +159,7 @@ func TestConsumptionRequestHandedToTheEngine(t *testing.T) {
 	h.putSite(h.admin, "S1", `{"timezone":"Europe/Paris"}`)
 	h.putSite(h.admin, "NY", `{"timezone":"America/New_York"}`)
 	reader := h.token("acme", "read")
-	get := func(path string) query.ConsumptionRequest {
+	get := func(path string) consumption.Request {
 		t.Helper()
 		st, b, hdr := h.do("GET", path, reader, "")
 		if st != http.StatusOK {
@@ -175,7 +175,7 @@ func TestConsumptionRequestHandedToTheEngine(t *testing.T) {
 	// Defaults: one step, SURROUNDING_ESTIMATED, all categories and sources, no option.
 	r := get(consPath + "?startTs=2024-01-01T00:00:00&endTs=2024-02-01T00:00:00")
 	if rfc(r.Start) != "2024-01-01T00:00:00+01:00" || rfc(r.End) != "2024-02-01T00:00:00+01:00" || r.StepUnit != "" || r.StepValue != 1 ||
-		r.IndexStrategy != query.StrategySurroundingEstimated || r.IndexCategories != nil || r.DataSources != nil ||
+		r.IndexStrategy != consumption.StrategySurroundingEstimated || r.IndexCategories != nil || r.DataSources != nil ||
 		r.LoadCurveCompletion || r.WithoutCost || r.WithCarbonFootprint || r.WithGlobalConsumption || r.WithRatioByTariffHeading {
 		t.Errorf("defaults: %+v", r)
 	}

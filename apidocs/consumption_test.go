@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"energy/query"
+	"energy/query/consumption"
 )
 
 // smartIndexes is an archive file of daily smart indexes: each reading is "ts HC HP" (Wh).
@@ -193,7 +193,7 @@ func TestConsumptionCacheFollowsIngest(t *testing.T) {
 	}
 	// The same request on a server without cache gives the same bytes.
 	nocache, _ := NewMain(Config{Registry: h.reg, Ready: h.db.Ping,
-		Consumptions: query.NewCachedConsumptions(query.NewConsumptions(h.db, h.reg, query.DefaultCarbonCoefficient), h.reg.Versions, 0, 0)})
+		Consumptions: consumption.NewCached(consumption.NewEngine(h.db, h.reg, consumption.DefaultCarbonCoefficient), h.reg.Versions, 0, 0)})
 	srv := httptest.NewServer(nocache)
 	defer srv.Close()
 	direct := &harness{t: t, db: h.db, reg: h.reg, srv: srv}

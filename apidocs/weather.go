@@ -9,7 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"energy/query"
+	"energy/query/weather"
 	"energy/schema/registry"
 )
 
@@ -78,7 +78,7 @@ type observationsStoredOutput struct {
 }
 
 func addWeather(api huma.API, reg *registry.Store) {
-	weather := query.NewWeather(reg.DB())
+	store := weather.NewStore(reg.DB())
 
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-weathers", Method: http.MethodGet, Path: "/v1/sites/{site-id}/weathers", Tags: []string{"Weather"},
@@ -102,7 +102,7 @@ func addWeather(api huma.API, reg *registry.Store) {
 		if s.WeatherStationID == "" {
 			return &weatherOutput{Body: items}, nil
 		}
-		obs, err := weather.Observations(ctx, s.TenantID, s.WeatherStationID, begin, end)
+		obs, err := store.Observations(ctx, s.TenantID, s.WeatherStationID, begin, end)
 		if err != nil {
 			return nil, err
 		}
@@ -127,18 +127,18 @@ func addWeather(api huma.API, reg *registry.Store) {
 		if _, err := reg.Station(ctx, tenant, in.StationID); err != nil {
 			return nil, notFound(err, "weather station", in.StationID)
 		}
-		obs := make([]query.Observation, len(in.Body))
+		obs := make([]weather.Observation, len(in.Body))
 		for i, b := range in.Body {
-			obs[i] = query.Observation{Date: b.Date, Temperature: b.Temperature, Wind: b.Wind, Cloudiness: b.Cloudiness, Picto: b.Picto}
+			obs[i] = weather.Observation{Date: b.Date, Temperature: b.Temperature, Wind: b.Wind, Cloudiness: b.Cloudiness, Picto: b.Picto}
 		}
-		if err := query.ValidateObservations(obs); err != nil {
-			var oe *query.ObservationError
+		if err := weather.ValidateObservations(obs); err != nil {
+			var oe *weather.ObservationError
 			if errors.As(err, &oe) {
 				return nil, BadParam("body[%d].%s: %s", oe.Index, oe.Field, oe.Message)
 			}
 			return nil, err
 		}
-		if err := weather.Put(ctx, tenant, in.StationID, obs); err != nil {
+		if err := store.Put(ctx, tenant, in.StationID, obs); err != nil {
 			return nil, err
 		}
 		return &observationsStoredOutput{Body: ObservationsStored{StationID: in.StationID, Stored: len(obs)}}, nil
@@ -161,7 +161,7 @@ func addWeather(api huma.API, reg *registry.Store) {
 		if _, err := reg.Station(ctx, tenant, in.StationID); err != nil {
 			return nil, notFound(err, "weather station", in.StationID)
 		}
-		obs, err := weather.Observations(ctx, tenant, in.StationID, begin, end)
+		obs, err := store.Observations(ctx, tenant, in.StationID, begin, end)
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +169,7 @@ func addWeather(api huma.API, reg *registry.Store) {
 	})
 }
 
-func weatherItems(obs []query.Observation, loc *time.Location) []WeatherItem {
+func weatherItems(obs []weather.Observation, loc *time.Location) []WeatherItem {
 	items := make([]WeatherItem, len(obs))
 	for i, o := range obs {
 		items[i] = WeatherItem{Date: o.Date.In(loc).Format(time.RFC3339), Picto: o.Picto, Temperature: o.Temperature, Wind: o.Wind, Cloudiness: o.Cloudiness}

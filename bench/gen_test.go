@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"energy/query"
+	"energy/query/consumption"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -63,18 +63,18 @@ SELECT count(), countIf(idx != curve) FROM (
 		t.Fatal(err)
 	}
 	loc := site.Location()
-	eng := query.NewConsumptions(db, reg, 0.052)
+	eng := consumption.NewEngine(db, reg, 0.052)
 	year := func(unit string) float64 {
-		res, err := eng.Compute(ctx, site, query.ConsumptionRequest{
+		res, err := eng.Compute(ctx, site, consumption.Request{
 			Start: time.Date(2024, 1, 1, 0, 0, 0, 0, loc), End: time.Date(2025, 1, 1, 0, 0, 0, 0, loc),
-			StepUnit: unit, StepValue: 1, IndexStrategy: query.StrategySurroundingEstimated,
+			StepUnit: unit, StepValue: 1, IndexStrategy: consumption.StrategySurroundingEstimated,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var sum float64
 		for _, c := range res.Consumptions {
-			if c.EnergyMeter.Total == nil || c.Status != query.StatusComplete {
+			if c.EnergyMeter.Total == nil || c.Status != consumption.StatusComplete {
 				t.Fatalf("%s step %v: %+v", unit, c.Period.StartTime, c)
 			}
 			sum += *c.EnergyMeter.Total
@@ -85,7 +85,7 @@ SELECT count(), countIf(idx != curve) FROM (
 	if err := db.Conn.QueryRow(ctx, "SELECT toInt64(sum(intDiv(value, 2))) FROM load_curve_points WHERE tenant_id = ? AND site_id = ?", Tenant, SiteID(1)).Scan(&curveWh); err != nil {
 		t.Fatal(err)
 	}
-	if m, d := year(query.UnitMonths), year(query.UnitDays); m != float64(curveWh) || d != float64(curveWh) {
+	if m, d := year(consumption.UnitMonths), year(consumption.UnitDays); m != float64(curveWh) || d != float64(curveWh) {
 		t.Errorf("year from indexes: MONTHS %.0f Wh, DAYS %.0f Wh; curve %d Wh", m, d, curveWh)
 	}
 }

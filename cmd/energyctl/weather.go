@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"energy/query"
+	"energy/query/weather"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -91,13 +91,13 @@ func readInput(name string) ([]byte, error) {
 
 // importObservations checks the station, then inserts obs (already validated) in batches,
 // writing "rows done / total" to progress after each batch.
-func importObservations(ctx context.Context, db *schema.DB, tenantID, stationID string, obs []query.Observation, progress io.Writer) (int, error) {
+func importObservations(ctx context.Context, db *schema.DB, tenantID, stationID string, obs []weather.Observation, progress io.Writer) (int, error) {
 	if _, err := registry.New(db).Station(ctx, tenantID, stationID); errors.Is(err, registry.ErrNotFound) {
 		return 0, fmt.Errorf("weather station %q does not exist in tenant %q (create it with PUT /v1/weather-stations/%s)", stationID, tenantID, stationID)
 	} else if err != nil {
 		return 0, err
 	}
-	w := query.NewWeather(db)
+	w := weather.NewStore(db)
 	for done := 0; done < len(obs); {
 		end := min(done+weatherImportBatch, len(obs))
 		if err := w.Put(ctx, tenantID, stationID, obs[done:end]); err != nil {
@@ -111,7 +111,7 @@ func importObservations(ctx context.Context, db *schema.DB, tenantID, stationID 
 
 // parseObservations reads a whole CSV or JSON file and validates every row; errors name the
 // file's line. format is "csv", "json" or "" (by extension, else by the first character).
-func parseObservations(data []byte, name, format string) ([]query.Observation, error) {
+func parseObservations(data []byte, name, format string) ([]weather.Observation, error) {
 	if format == "" {
 		switch strings.ToLower(filepath.Ext(name)) {
 		case ".csv":
@@ -126,7 +126,7 @@ func parseObservations(data []byte, name, format string) ([]query.Observation, e
 			}
 		}
 	}
-	var obs []query.Observation
+	var obs []weather.Observation
 	var lines []int // file line of each observation
 	var err error
 	switch format {
@@ -143,8 +143,8 @@ func parseObservations(data []byte, name, format string) ([]query.Observation, e
 	if len(obs) == 0 {
 		return nil, fmt.Errorf("%s: no observation in the file", name)
 	}
-	if err := query.ValidateObservations(obs); err != nil {
-		var oe *query.ObservationError
+	if err := weather.ValidateObservations(obs); err != nil {
+		var oe *weather.ObservationError
 		if errors.As(err, &oe) {
 			return nil, fmt.Errorf("%s: line %d: %s: %s (nothing imported)", name, lines[oe.Index], oe.Field, oe.Message)
 		}
@@ -155,7 +155,7 @@ func parseObservations(data []byte, name, format string) ([]query.Observation, e
 
 var observationColumns = []string{"date", "temperature", "wind", "cloudiness", "picto"}
 
-func parseObservationsCSV(data []byte) ([]query.Observation, []int, error) {
+func parseObservationsCSV(data []byte) ([]weather.Observation, []int, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
@@ -182,7 +182,7 @@ func parseObservationsCSV(data []byte) ([]query.Observation, []int, error) {
 			return nil, nil, fmt.Errorf("line 1: the header lacks the column %q", c)
 		}
 	}
-	var obs []query.Observation
+	var obs []weather.Observation
 	var lines []int
 	for {
 		rec, err := r.Read()
@@ -200,7 +200,7 @@ func parseObservationsCSV(data []byte) ([]query.Observation, []int, error) {
 			}
 			return v, nil
 		}
-		var o query.Observation
+		var o weather.Observation
 		if o.Date, err = time.Parse(time.RFC3339, strings.TrimSpace(rec[col["date"]])); err != nil {
 			return nil, nil, fmt.Errorf("line %d: date: %q is not RFC 3339 with offset (for example 2024-01-01T12:00:00+01:00)", line, rec[col["date"]])
 		}
@@ -231,13 +231,13 @@ type observationJSON struct {
 	Picto       string     `json:"picto"`
 }
 
-func parseObservationsJSON(data []byte) ([]query.Observation, []int, error) {
+func parseObservationsJSON(data []byte) ([]weather.Observation, []int, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	lineAt := func(offset int64) int { return 1 + bytes.Count(data[:offset], []byte("\n")) }
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return nil, nil, errors.New("line 1: the file must hold a JSON array of observations")
 	}
-	var obs []query.Observation
+	var obs []weather.Observation
 	var lines []int
 	for i := 0; dec.More(); i++ {
 		var raw json.RawMessage
@@ -263,7 +263,7 @@ func parseObservationsJSON(data []byte) ([]query.Observation, []int, error) {
 				return nil, nil, fmt.Errorf("line %d: item %d: %s is required", line, i, f.name)
 			}
 		}
-		obs = append(obs, query.Observation{Date: *it.Date, Temperature: *it.Temperature, Wind: *it.Wind, Cloudiness: *it.Cloudiness, Picto: it.Picto})
+		obs = append(obs, weather.Observation{Date: *it.Date, Temperature: *it.Temperature, Wind: *it.Wind, Cloudiness: *it.Cloudiness, Picto: it.Picto})
 		lines = append(lines, line)
 	}
 	if _, err := dec.Token(); err != nil {

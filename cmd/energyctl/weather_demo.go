@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"energy/query"
+	"energy/query/weather"
 	"energy/schema"
 )
 
@@ -84,7 +84,7 @@ func parseDemoInstant(flagName, v string) (time.Time, error) {
 // name it. Values are deterministic: running it twice stores the same values again.
 func demoWeather(ctx context.Context, db *schema.DB, tenantID, stationID string, from, to time.Time) error {
 	obs := demoObservations(stationID, from, to)
-	w := query.NewWeather(db)
+	w := weather.NewStore(db)
 	for done := 0; done < len(obs); done += weatherImportBatch {
 		if err := w.Put(ctx, tenantID, stationID, obs[done:min(done+weatherImportBatch, len(obs))]); err != nil {
 			return fmt.Errorf("demo weather of station %s: %w", stationID, err)
@@ -94,13 +94,13 @@ func demoWeather(ctx context.Context, db *schema.DB, tenantID, stationID string,
 }
 
 // demoObservations returns the station's hourly weather on the hours in [from, to).
-func demoObservations(stationID string, from, to time.Time) []query.Observation {
+func demoObservations(stationID string, from, to time.Time) []weather.Observation {
 	g := newWeatherDemoGen(stationID)
 	first := from.UTC().Truncate(time.Hour)
 	if first.Before(from) {
 		first = first.Add(time.Hour)
 	}
-	var obs []query.Observation
+	var obs []weather.Observation
 	for t := first; t.Before(to); t = t.Add(time.Hour) {
 		obs = append(obs, g.at(t))
 	}
@@ -162,7 +162,7 @@ func (g weatherDemoGen) yearAnomaly(year int) float64 {
 	return mag
 }
 
-func (g weatherDemoGen) at(t time.Time) query.Observation {
+func (g weatherDemoGen) at(t time.Time) weather.Observation {
 	local := t.In(g.loc)
 	doy := float64(local.YearDay()-1) + float64(local.Hour())/24
 	hour := float64(local.Hour()) + float64(local.Minute())/60
@@ -179,11 +179,11 @@ func (g weatherDemoGen) at(t time.Time) query.Observation {
 	temp := 12 + 8*season + systems + daily + jitter + g.yearAnomaly(local.Year())
 
 	wind := 6 + 22*g.smooth(streamWind, t, 30*time.Hour)*(1.1-0.2*season) + 3*g.unit(streamHourly+10, t.Unix()/3600)
-	return query.Observation{
+	return weather.Observation{
 		Date:        t,
 		Temperature: math.Round(temp*10) / 10,
 		Wind:        math.Round(wind*10) / 10,
 		Cloudiness:  clouds,
-		Picto:       query.PictoFromCloudiness(clouds),
+		Picto:       weather.PictoFromCloudiness(clouds),
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"energy/query"
+	"energy/query/weather"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -87,7 +87,7 @@ func TestImportObservationsInBatchesWithProgress(t *testing.T) {
 	if progress.String() != want {
 		t.Errorf("progress %q, want %q", progress.String(), want)
 	}
-	got, err := query.NewWeather(db).Observations(ctx, "acme", "ST1", start, start.Add(25_000*time.Hour))
+	got, err := weather.NewStore(db).Observations(ctx, "acme", "ST1", start, start.Add(25_000*time.Hour))
 	if err != nil || len(got) != 25_000 || got[24_999].Temperature != obs[24_999].Temperature {
 		t.Fatalf("read back %d observations, %v", len(got), err)
 	}
@@ -102,14 +102,14 @@ func TestImportObservationsInBatchesWithProgress(t *testing.T) {
 	if err := demoWeather(ctx, db, "acme", "ST1", start.Add(100*time.Hour), start.Add(110*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = query.NewWeather(db).Observations(ctx, "acme", "ST1", start.Add(100*time.Hour), start.Add(110*time.Hour))
+	got, _ = weather.NewStore(db).Observations(ctx, "acme", "ST1", start.Add(100*time.Hour), start.Add(110*time.Hour))
 	if len(got) != 10 || got[0] != obs[100] {
 		t.Fatalf("demo sub-range %+v, want %+v first", got, obs[100])
 	}
 }
 
 // demoDegreeDays is base-18 heating degree days of hourly observations per Paris local day.
-func demoDegreeDays(obs []query.Observation) float64 {
+func demoDegreeDays(obs []weather.Observation) float64 {
 	paris, _ := time.LoadLocation("Europe/Paris")
 	sum, count := map[string]float64{}, map[string]int{}
 	for _, o := range obs {
@@ -126,14 +126,14 @@ func demoDegreeDays(obs []query.Observation) float64 {
 
 func TestDemoWeatherIsPlausible(t *testing.T) {
 	paris, _ := time.LoadLocation("Europe/Paris")
-	mean := func(obs []query.Observation) float64 {
+	mean := func(obs []weather.Observation) float64 {
 		s := 0.0
 		for _, o := range obs {
 			s += o.Temperature
 		}
 		return s / float64(len(obs))
 	}
-	month := func(y int, m time.Month) []query.Observation {
+	month := func(y int, m time.Month) []weather.Observation {
 		return demoObservations("07149", time.Date(y, m, 1, 0, 0, 0, 0, paris), time.Date(y, m+1, 1, 0, 0, 0, 0, paris))
 	}
 	for _, y := range []int{2023, 2024} {
@@ -144,7 +144,7 @@ func TestDemoWeatherIsPlausible(t *testing.T) {
 			t.Errorf("July %d mean %.1f °C, want a French summer (16..24)", y, jul)
 		}
 	}
-	year := func(y int) []query.Observation {
+	year := func(y int) []weather.Observation {
 		return demoObservations("07149", time.Date(y, 1, 1, 0, 0, 0, 0, paris), time.Date(y+1, 1, 1, 0, 0, 0, 0, paris))
 	}
 	obs := year(2024)
@@ -156,7 +156,7 @@ func TestDemoWeatherIsPlausible(t *testing.T) {
 			t.Fatalf("implausible %+v", o)
 		}
 	}
-	if err := query.ValidateObservations(obs); err != nil {
+	if err := weather.ValidateObservations(obs); err != nil {
 		t.Fatal(err)
 	}
 	// Consecutive years differ by well over 5 % of degree days, so the demo shows a message.

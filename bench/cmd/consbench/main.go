@@ -30,7 +30,8 @@ import (
 
 	"energy/apidocs"
 	"energy/bench"
-	"energy/query"
+	"energy/query/cache"
+	"energy/query/consumption"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -171,13 +172,13 @@ func run(ctx context.Context, o options) error {
 
 	trace := &chTrace{}
 	db.Conn = tracedConn{Conn: db.Conn, trace: trace} // the registry and the engine read through it
-	engine := query.NewConsumptions(db, reg, query.DefaultCarbonCoefficient)
-	cachedURL, stopCached, err := serve(reg, db, query.NewCachedConsumptions(engine, reg.Versions, query.DefaultCacheEntries, query.DefaultCacheBytes))
+	engine := consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient)
+	cachedURL, stopCached, err := serve(reg, db, consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes))
 	if err != nil {
 		return err
 	}
 	defer stopCached()
-	coldURL, stopCold, err := serve(reg, db, query.NewCachedConsumptions(engine, reg.Versions, 0, 0))
+	coldURL, stopCold, err := serve(reg, db, consumption.NewCached(engine, reg.Versions, 0, 0))
 	if err != nil {
 		return err
 	}

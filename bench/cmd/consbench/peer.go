@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"energy/bench"
-	"energy/query"
+	"energy/query/consumption"
 	"energy/schema"
 	"energy/schema/registry"
 
@@ -101,8 +101,8 @@ func runPostgres(ctx context.Context, o options) error {
 	}
 	defer edb.Close()
 	reg := registry.New(edb)
-	engine := query.NewConsumptions(edb, reg, query.DefaultCarbonCoefficient)
-	energydURL, stopEnergyd, err := serve(reg, edb, query.NewCachedConsumptions(engine, reg.Versions, 0, 0))
+	engine := consumption.NewEngine(edb, reg, consumption.DefaultCarbonCoefficient)
+	energydURL, stopEnergyd, err := serve(reg, edb, consumption.NewCached(engine, reg.Versions, 0, 0))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,170 @@
+// Package cache holds what the analyses share to answer fast: an LRU of encoded answers kept
+// coherent with the sites' data versions (Results), and short-lived caches of the reference
+// records every answer reads (Reference, Sites).
+package cache
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
+
+	"energy/schema/registry"
+)
+
+// Default bounds of a result cache.
+const (
+	DefaultEntries = 10000
+	DefaultBytes   = 256 << 20
+)
+
+// entryOverhead approximates what an entry costs besides its key and body (list element,
+// map slot, slice headers).
+const entryOverhead = 160
+
+// Metrics are the Prometheus series a result cache keeps up to date; each analysis registers
+// its own (named after its answers) and passes them to every cache it makes.
+type Metrics struct {
+	Hits, Misses, Evictions prometheus.Counter
+	Entries, Bytes          prometheus.Gauge
+}
+
+// Results is an LRU of encoded answers. An answer is keyed by tenant, site, the normalised
+// request and the site's data version (registry.DataVersions, bumped by ingest after every
+// insert touching the site) plus the tenant's reference version (Get(tenant, ""), for site and
+// tariff changes): once the site's data changes, the next request misses and recomputes, so a
+// cached answer is never stale. Superseded entries are never hit again and age out of the LRU.
+//
+// The cache holds encoded bytes, not results: a hit costs a map lookup and a write, no encoding.
+type Results struct {
+	versions *registry.DataVersions
+	metrics  Metrics
+	lru      *lru.Cache[string, []byte] // nil: caching disabled
+	maxBytes int64
+	bytes    atomic.Int64
+	flight   singleflight.Group
+
+	hits, misses, evictions atomic.Uint64
+}
+
+// NewResults returns a cache of at most maxEntries answers and about maxBytes bytes.
+// maxEntries < 1 disables caching (every request computes); maxBytes < 1 means DefaultBytes.
+func NewResults(versions *registry.DataVersions, maxEntries int, maxBytes int64, m Metrics) *Results {
+	c := &Results{versions: versions, metrics: m, maxBytes: maxBytes}
+	if c.maxBytes < 1 {
+		c.maxBytes = DefaultBytes
+	}
+	if maxEntries > 0 {
+		c.lru, _ = lru.NewWithEvict(maxEntries, c.evicted) // error only for size < 1
+	}
+	return c
+}
+
+func (c *Results) evicted(key string, body []byte) {
+	n := entrySize(key, body)
+	c.bytes.Add(-n)
+	c.evictions.Add(1)
+	c.metrics.Evictions.Inc()
+	c.metrics.Entries.Dec()
+	c.metrics.Bytes.Sub(float64(n))
+}
+
+func entrySize(key string, body []byte) int64 { return int64(len(key) + cap(body) + entryOverhead) }
+
+// Get returns the answer to request (a normalised text that, with tenant and site, determines
+// the answer as long as the site's data does not change) and whether it came from the cache.
+// On a miss compute makes the encoded answer, which is stored under the data version read
+// before computing (an ingest during the computation makes the next request miss again).
+// Errors of compute are returned as they are and never cached. Concurrent misses of one key
+// compute once.
+func (c *Results) Get(ctx context.Context, tenantID, siteID, request string, compute func(context.Context) ([]byte, error)) (body []byte, hit bool, err error) {
+	key := c.key(tenantID, siteID, request)
+	if c.lru != nil {
+		if b, ok := c.lru.Get(key); ok {
+			c.hits.Add(1)
+			c.metrics.Hits.Inc()
+			return b, true, nil
+		}
+	}
+	c.misses.Add(1)
+	c.metrics.Misses.Inc()
+	v, err, _ := c.flight.Do(key, func() (any, error) {
+		b, err := compute(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.store(key, b)
+		return b, nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return v.([]byte), false, nil
+}
+
+// key joins the parts with a byte that none of them holds (ids are [A-Za-z0-9._:-]).
+func (c *Results) key(tenantID, siteID, request string) string {
+	var b []byte
+	b = append(b, tenantID...)
+	b = append(b, 0)
+	b = append(b, siteID...)
+	b = append(b, 0)
+	b = strconv.AppendUint(b, c.versions.Get(tenantID, siteID), 10)
+	b = append(b, 0)
+	b = strconv.AppendUint(b, c.versions.Get(tenantID, ""), 10)
+	b = append(b, 0)
+	b = append(b, request...)
+	return string(b)
+}
+
+func (c *Results) store(key string, body []byte) {
+	if c.lru == nil {
+		return
+	}
+	n := entrySize(key, body)
+	if n > c.maxBytes/4 { // one answer never takes over the cache
+		return
+	}
+	if found, _ := c.lru.ContainsOrAdd(key, body); found {
+		return
+	}
+	c.bytes.Add(n)
+	c.metrics.Entries.Inc()
+	c.metrics.Bytes.Add(float64(n))
+	for c.bytes.Load() > c.maxBytes {
+		if _, _, ok := c.lru.RemoveOldest(); !ok {
+			break
+		}
+	}
+}
+
+// Purge empties the cache (benchmarks measure cold answers with it).
+func (c *Results) Purge() {
+	if c.lru == nil {
+		return
+	}
+	for {
+		if _, _, ok := c.lru.RemoveOldest(); !ok {
+			return
+		}
+	}
+}
+
+// Stats are a cache's counters since it was made.
+type Stats struct {
+	Hits, Misses, Evictions uint64
+	Entries                 int
+	Bytes                   int64
+}
+
+// Stats returns the cache's counters.
+func (c *Results) Stats() Stats {
+	s := Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(), Bytes: c.bytes.Load()}
+	if c.lru != nil {
+		s.Entries = c.lru.Len()
+	}
+	return s
+}

@@ -1,0 +1,255 @@
+// Package consumption is the electricity consumption engine: steps, index resolution, load
+// curve and time-of-use, cost, carbon, and the JSON encoder of its answers.
+package consumption
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"energy/query/cache"
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// Engine is the electricity consumption engine (endpoint 4). Per request it reads the
+// site's tariff, the winning index readings (resolved in SQL) and, when needed, the load curve,
+// concurrently; everything else (steps, interpolation, strategies, cost) is done in Go.
+//
+// Rules, from decisions §4 and "Precisions", with the choices where they are silent:
+//
+//   - Readings: per (pod, ts, indexBeforeChange) the winning record is chosen in SQL (resolve.go):
+//     category filter, latest generationTs per nature family (an _INVALID twin of the same
+//     generation wins the tie), an _INVALID winner removes the family there, then priority
+//     distributor > DTN_CUSTOMER_ACK > MKT_CUSTOMER > MKT_ESTIMATION. A site's points of
+//     delivery and dials are separate series whose energies add up.
+//   - A step's energy is the part of each reading interval inside it, prorated by time (the
+//     linear interpolation of the index at the boundary; an interpolated index is estimated).
+//     NO_ESTIMATED: no interpolation and no MKT_ESTIMATION reading, a step counts only the
+//     intervals between readings it contains (boundaries included). SURROUNDING_ESTIMATED:
+//     interpolation only at the requested period's start and end, MKT_ESTIMATION readings only
+//     outside the period or before its first / after its last real reading. ALL_ESTIMATED: both
+//     anywhere. The global item is one step over the whole period under the same rules.
+//   - Load curve: a point gives W × hours, prorated where it straddles a boundary; it answers
+//     HOURS/MINUTES steps when LOAD_CURVE is allowed and the period has points (else indexes
+//     answer), every step when no index source is allowed, and with loadCurveCompletion the
+//     parts before the first and after the last real index data, where it has points. Its
+//     energy goes to headings by the tariff's timeOfUse (default heading otherwise; BASE
+//     without tariff). A point of reliability 1 covers but is not real data.
+//   - Index sources: SMART_METER, LEGACY_INDEX, INTRADAY and SENSOR all allow index readings
+//     (indexCategories filters their natures); LOAD_CURVE allows the load curve.
+//   - Headings: a dial's heading is the tariff's dialHeadings entry, else its default heading;
+//     without tariff, the dial number itself. With a tariff and data, byTariffHeading lists
+//     every heading of the tariff (0 when unused). Ratios: from unrounded energies; a heading
+//     without group is its own group; empty maps when the energy is null or 0.
+//   - Items: quality = 100 × real (not estimated, reliability 0) covered time ÷ step duration;
+//     status COMPLETE when the step is covered (estimated data covers), PARTIAL, NO_DATA;
+//     nature ESTIMATED when any estimated or unreliable data went in, REAL otherwise (NO_DATA
+//     included); aggregated when more than one reading interval or load-curve point went in;
+//     indexNatures the natures of the readings bounding the intervals used.
+//   - Cost: each part of a piece of energy lying in one local day is priced at that day's price
+//     (energy spread evenly over a reading interval, i.e. the index interpolated at local
+//     midnights); the standing charge of every local day of the step is yearly ÷ days of its
+//     year, times the covered share of the day, whatever the data. Days before the first
+//     validFrom have no price and are not costed. No cost member for a NO_DATA step.
+//   - Rounding only at the output: Wh to 0.001, EUR to 0.0001, kgCO2e to 0.000001, quality to
+//     0.01.
+//   - computationPeriod: from the first to the last instant covered by data, ending at the end
+//     of the 1,200th step when the window truncates; absent when that is the requested period,
+//     and when nothing at all was computed (unless truncated).
+type Engine struct {
+	db            *schema.DB
+	reg           *registry.Store
+	defaultCarbon float64 // kgCO2e/kWh when the tariff names none
+	now           func() time.Time
+	tariffs       *cache.Reference[registry.Tariff] // read-only once cached: shared by concurrent answers
+}
+
+// NewEngine returns the engine; defaultCarbon is the coefficient (kgCO2e/kWh) of sites
+// whose tariff has no carbonCoefficient (DefaultCarbonCoefficient is the service's default).
+func NewEngine(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Engine {
+	return &Engine{db: db, reg: reg, defaultCarbon: defaultCarbon, now: time.Now, tariffs: cache.NewReference[registry.Tariff](reg.Versions)}
+}
+
+// indexSources are the data sources that allow index readings; LOAD_CURVE allows the load curve.
+var indexSources = map[string]bool{"SMART_METER": true, "LEGACY_INDEX": true, "INTRADAY": true, "SENSOR": true}
+
+// evaluation is one request's data and rules, shared by the steps and the global item.
+type evaluation struct {
+	start, end     time.Time // the requested period
+	series         indexSeries
+	points         []loadCurvePoint
+	fromLoadCurve  bool // steps are computed from the load curve
+	completion     bool // loadCurveCompletion
+	tou            *timeOfUse
+	canInterpolate interpolationRule
+	heading        func(dial string) string
+}
+
+// Compute returns the consumption of site over req.
+func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*ConsumptionResult, error) {
+	loc := site.Location()
+	start, end := req.Start.In(loc), req.End.In(loc)
+	if !end.After(start) {
+		return nil, fmt.Errorf("consumption: end %s is not after start %s", end.Format(time.RFC3339), start.Format(time.RFC3339))
+	}
+	steps, truncated := Steps(start, end, loc, req.StepUnit, req.StepValue, MaxSteps)
+	windowEnd := steps[len(steps)-1].End
+	fetchEnd := windowEnd
+	if req.WithGlobalConsumption {
+		fetchEnd = end
+	}
+	strategy := req.IndexStrategy
+	if strategy == "" {
+		strategy = StrategySurroundingEstimated
+	}
+	useIndexes, useLoadCurve := len(req.DataSources) == 0, len(req.DataSources) == 0
+	for _, s := range req.DataSources {
+		useIndexes = useIndexes || indexSources[s]
+		useLoadCurve = useLoadCurve || s == SourceLoadCurve
+	}
+	fineSteps := req.StepUnit == UnitHours || req.StepUnit == UnitMinutes
+	loadCurveSteps := useLoadCurve && (fineSteps || !useIndexes)
+
+	var (
+		tariff   *registry.Tariff
+		readings []reading
+		points   []loadCurvePoint
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	if site.TariffID != "" {
+		g.Go(func() error {
+			t, err := c.tariffs.Get(gctx, site.TenantID, site.TariffID, func(ctx context.Context) (registry.Tariff, error) {
+				return c.reg.Tariff(ctx, site.TenantID, site.TariffID)
+			})
+			if errors.Is(err, registry.ErrNotFound) {
+				return nil // a removed tariff: no cost
+			}
+			tariff = &t
+			return err
+		})
+	}
+	fetchReadings := func(ctx context.Context) (err error) {
+		bracket := strategy != StrategyNoEstimated
+		readings, err = resolveReadings(ctx, c.db, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, bracket, c.now())
+		return err
+	}
+	switch {
+	case loadCurveSteps: // indexes only answer a site without load curve in the period
+		g.Go(func() (err error) {
+			if points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd); err != nil || len(points) > 0 || !useIndexes {
+				return err
+			}
+			return fetchReadings(gctx)
+		})
+	case useIndexes:
+		g.Go(func() error { return fetchReadings(gctx) })
+		if req.LoadCurveCompletion {
+			g.Go(func() (err error) {
+				points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd)
+				return err
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	ev := &evaluation{
+		start: start, end: end,
+		series:         buildIndexSeries(readings, strategy, start, end),
+		points:         points,
+		fromLoadCurve:  loadCurveSteps && (len(points) > 0 || !useIndexes),
+		completion:     req.LoadCurveCompletion,
+		tou:            newTimeOfUse(tariff, loc),
+		canInterpolate: interpolationFor(strategy, start, end),
+		heading:        dialHeading(tariff),
+	}
+	b := &itemBuilder{loc: loc, tariff: tariff, ratios: req.WithRatioByTariffHeading, meterChanges: ev.series.meterChanges}
+	if tariff != nil && !req.WithoutCost {
+		b.pricing = newPricing(tariff, loc)
+	}
+	if req.WithCarbonFootprint {
+		coef := carbonCoefficient(tariff, c.defaultCarbon)
+		b.carbon = &coef
+	}
+
+	res := &ConsumptionResult{
+		Period:       Period{start, end},
+		Step:         FormatStep(start, end, loc, req.StepUnit, req.StepValue),
+		Units:        Units{Cost: UnitCost, EnergyMeter: UnitEnergy, CarbonFootprint: UnitCarbon},
+		Consumptions: make([]Consumption, len(steps)),
+	}
+	pieces := ev.pieces(steps)
+	for k, st := range steps {
+		res.Consumptions[k] = b.build(st, pieces[k])
+	}
+	res.ComputationPeriod = computationPeriod(pieces, start, end, windowEnd, truncated, loc)
+	if req.WithGlobalConsumption {
+		whole := []Step{{start, end}}
+		global := b.build(whole[0], ev.pieces(whole)[0])
+		res.GlobalConsumption = &global
+	}
+	return res, nil
+}
+
+// pieces computes the energy pieces of each step (sorted, contiguous).
+func (ev *evaluation) pieces(steps []Step) [][]piece {
+	if ev.fromLoadCurve {
+		return loadCurvePieces(ev.points, steps, ev.tou)
+	}
+	ps := indexPieces(ev.series.intervals, steps, ev.canInterpolate, ev.heading)
+	if ev.completion {
+		ps = completeWithLoadCurve(ps, steps, ev.points, ev.tou, ev.start, ev.end)
+	}
+	return ps
+}
+
+// dialHeading maps a meter dial to its tariff heading: the tariff's dialHeadings, else its
+// default heading; without a tariff (or for a dial neither maps) the dial number itself.
+func dialHeading(t *registry.Tariff) func(string) string {
+	return func(dial string) string {
+		if t == nil {
+			return dial
+		}
+		if h, ok := t.DialHeadings[dial]; ok {
+			return h
+		}
+		if t.DefaultHeading != "" {
+			return t.DefaultHeading
+		}
+		return dial
+	}
+}
+
+// computationPeriod is present when the computed period differs from the requested one: it
+// spans the first to the last instant computed (leading or trailing parts without data are
+// left out) and ends where the 1,200-item window stops, so a client continues from its end.
+func computationPeriod(pieces [][]piece, start, end, windowEnd time.Time, truncated bool, loc *time.Location) *Period {
+	var first, last time.Time
+	for _, ps := range pieces {
+		a, b := span(ps)
+		if !a.IsZero() && (first.IsZero() || a.Before(first)) {
+			first = a
+		}
+		if b.After(last) {
+			last = b
+		}
+	}
+	if first.IsZero() { // no data at all: only the window's end is worth telling
+		if truncated {
+			return &Period{start.In(loc), windowEnd.In(loc)}
+		}
+		return nil
+	}
+	if truncated {
+		last = windowEnd
+	}
+	if first.Equal(start) && last.Equal(end) {
+		return nil
+	}
+	return &Period{first.In(loc), last.In(loc)}
+}

@@ -1,0 +1,203 @@
+package consumption
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"energy/schema/registry"
+)
+
+// Output precision. Sums are kept exact (float64) and rounded only here: energy to the milliwatt-
+// hour (index energies are whole Wh; interpolation and load curves give fractions), money to
+// 1e-4 EUR (so that a year of daily items adds up to the yearly figure within a cent), carbon to
+// the gram's thousandth, quality to 0.01 %.
+const (
+	energyDecimals  = 3
+	moneyDecimals   = 4
+	carbonDecimals  = 6
+	qualityDecimals = 2
+)
+
+func roundTo(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p)/p + 0 // + 0 turns -0 into 0
+}
+
+// itemBuilder turns the pieces of a step into a consumption item.
+type itemBuilder struct {
+	loc          *time.Location
+	tariff       *registry.Tariff // nil: no tariff
+	headings     []string         // the tariff's headings (worked out once, not per item)
+	byHeading    []amount         // scratch of build: energy by heading
+	spans        []timeSpan       // scratch of coverage
+	pricing      *pricing         // nil: no cost member
+	carbon       *float64         // coefficient; nil: no carbonFootprint member
+	ratios       bool
+	meterChanges []time.Time // sorted
+	floats       []float64   // slab of the items' *float64 members: one allocation for many items
+	costs        []Cost      // slab of the items' cost members
+	components   map[string]float64
+}
+
+// float returns a pointer to v, carved from a slab shared by the answer's items.
+func (b *itemBuilder) float(v float64) *float64 {
+	if len(b.floats) == 0 {
+		b.floats = make([]float64, 256)
+	}
+	p := &b.floats[0]
+	*p, b.floats = v, b.floats[1:]
+	return p
+}
+
+func (b *itemBuilder) build(st Step, ps []piece) Consumption {
+	it := Consumption{
+		Period:       Period{st.Start.In(b.loc), st.End.In(b.loc)},
+		ErrorFlags:   []string{},
+		IndexNatures: []string{},
+		Status:       StatusNoData,
+		Nature:       NatureReal,
+	}
+	duration := st.End.Sub(st.Start)
+	covered, real := coverage(ps, &b.spans)
+	byHeading := b.byHeading[:0] // not kept by the item: reused by the next one
+	var (
+		natures                                             natureSet
+		negative, unreliable, estimated, usesLC, aggregated bool
+	)
+	for _, p := range ps {
+		byHeading = addAmount(byHeading, p.heading, p.wh)
+		natures |= p.natures
+		negative = negative || p.negative
+		unreliable = unreliable || p.unreliable
+		estimated = estimated || p.estimated
+		usesLC = usesLC || p.loadCurve
+		aggregated = aggregated || p.source != ps[0].source // more than one source
+	}
+	var total *float64
+	if len(ps) > 0 {
+		if b.tariff != nil {
+			if b.headings == nil {
+				b.headings = b.tariff.Headings()
+			}
+			for _, h := range b.headings {
+				if !holds(byHeading, h) {
+					byHeading = addAmount(byHeading, h, 0)
+				}
+			}
+		}
+		var sum float64
+		it.EnergyMeter.ByTariffHeading = make(map[string]float64, len(byHeading))
+		for _, a := range byHeading {
+			sum += a.value
+			it.EnergyMeter.ByTariffHeading[a.name] = roundTo(a.value, energyDecimals)
+		}
+		total = &sum
+		it.EnergyMeter.Total = b.float(roundTo(sum, energyDecimals))
+		it.Status = StatusPartial
+		if covered >= duration {
+			it.Status = StatusComplete
+		}
+		if estimated {
+			it.Nature = NatureEstimated
+		}
+		it.Quality = roundTo(100*float64(real)/float64(duration), qualityDecimals)
+		it.IndexNatures = natures.names()
+		it.Aggregated = aggregated
+		it.UsingLoadCurve = usesLC
+		if b.pricing != nil {
+			it.Cost = b.cost(st, ps)
+		}
+	} else {
+		it.EnergyMeter.ByTariffHeading = map[string]float64{}
+	}
+	b.byHeading = byHeading
+	if negative {
+		it.ErrorFlags = append(it.ErrorFlags, FlagNegativeConsumption)
+	}
+	if covered < duration {
+		it.ErrorFlags = append(it.ErrorFlags, FlagMissingData)
+	}
+	if b.holdsMeterChange(st) {
+		it.ErrorFlags = append(it.ErrorFlags, FlagMeterChange)
+	}
+	if unreliable {
+		it.ErrorFlags = append(it.ErrorFlags, FlagUnreliableLoadCurve)
+	}
+	if b.carbon != nil {
+		it.CarbonFootprint = carbonFootprint(total, *b.carbon)
+	}
+	if b.ratios {
+		it.Ratios = b.ratiosOf(byHeading, total)
+	}
+	return it
+}
+
+// holdsMeterChange: a meter change at the step's start counts, one at its end belongs to the
+// next step.
+func (b *itemBuilder) holdsMeterChange(st Step) bool {
+	i := sort.Search(len(b.meterChanges), func(i int) bool { return !b.meterChanges[i].Before(st.Start) })
+	return i < len(b.meterChanges) && b.meterChanges[i].Before(st.End)
+}
+
+func (b *itemBuilder) cost(st Step, ps []piece) *Cost {
+	energy := b.pricing.energyCost(ps)
+	standing, components := b.pricing.standingCharge(st.Start, st.End)
+	if len(b.costs) == 0 {
+		b.costs = make([]Cost, 64)
+	}
+	c := &b.costs[0]
+	b.costs = b.costs[1:]
+	c.ByTariffHeading = make(map[string]float64, len(energy))
+	total := standing
+	for _, a := range energy {
+		total += a.value
+		c.ByTariffHeading[a.name] = roundTo(a.value, moneyDecimals)
+	}
+	c.StandingChargeByComponents = b.componentsMap(components)
+	c.StandingCharge = roundTo(standing, moneyDecimals)
+	c.Total = roundTo(total, moneyDecimals)
+	return c
+}
+
+// componentsMap is the rounded standing charge by component. Consecutive items mostly carry
+// the same (every hour of a day, every day of a year): they share one map, which the answer
+// never changes.
+func (b *itemBuilder) componentsMap(components []amount) map[string]float64 {
+	if prev := b.components; prev != nil && len(prev) == len(components) {
+		same := true
+		for _, a := range components {
+			if v, ok := prev[a.name]; !ok || v != roundTo(a.value, moneyDecimals) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return prev
+		}
+	}
+	m := make(map[string]float64, len(components))
+	for _, a := range components {
+		m[a.name] = roundTo(a.value, moneyDecimals)
+	}
+	b.components = m
+	return m
+}
+
+// ratiosOf are the shares of the energy by heading and by heading group, from unrounded sums;
+// empty when the energy is null or 0.
+func (b *itemBuilder) ratiosOf(byHeading []amount, total *float64) *Ratios {
+	r := &Ratios{ByTariffHeading: make(map[string]float64, len(byHeading)), ByTariffHeadingGroup: make(map[string]float64, len(byHeading))}
+	if total == nil || *total <= 0 {
+		return r
+	}
+	for _, a := range byHeading {
+		r.ByTariffHeading[a.name] = a.value / *total
+		g := a.name
+		if b.tariff != nil {
+			g = b.tariff.Group(a.name)
+		}
+		r.ByTariffHeadingGroup[g] += a.value / *total
+	}
+	return r
+}

@@ -1,0 +1,187 @@
+package consumption
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// piece is a part of a step's energy: the energy of one tariff heading over [start, end] inside
+// the step, coming from one reading interval or one load-curve point.
+type piece struct {
+	start, end time.Time
+	heading    string
+	wh         float64
+	estimated  bool // not real data: interpolated, an MKT_ESTIMATION reading, or an unreliable load-curve point
+	unreliable bool // a load-curve point with reliability 1
+	negative   bool // a reading interval whose index went down (counted 0)
+	loadCurve  bool
+	natures    natureSet
+	source     sourceKey
+}
+
+// sourceKey names the reading interval or load-curve point a piece comes from: a step made of
+// pieces of more than one source is aggregated.
+type sourceKey struct {
+	pod        string
+	start, end int64
+}
+
+// interpolationRule tells whether an index may be interpolated at a step boundary.
+type interpolationRule func(boundary time.Time) bool
+
+// interpolationFor is the rule of a strategy: ALL_ESTIMATED anywhere, SURROUNDING_ESTIMATED only at
+// the start and end of the requested period, NO_ESTIMATED never (an interpolated index is estimated).
+func interpolationFor(strategy string, start, end time.Time) interpolationRule {
+	switch strategy {
+	case StrategyAllEstimated:
+		return func(time.Time) bool { return true }
+	case StrategyNoEstimated:
+		return func(time.Time) bool { return false }
+	}
+	return func(t time.Time) bool { return t.Equal(start) || t.Equal(end) }
+}
+
+// indexPieces spreads the reading intervals over the steps (sorted, contiguous): a step takes the
+// part of an interval inside it, prorated by time (the linear interpolation of the index at the
+// step boundary). An interval that crosses a boundary where the rule forbids interpolation gives
+// nothing to that step: the step shrinks to the readings it contains.
+func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolationRule, heading func(dial string) string) [][]piece {
+	out := make([][]piece, len(steps))
+	for _, iv := range ivs {
+		first := sort.Search(len(steps), func(i int) bool { return steps[i].End.After(iv.start) })
+		length := iv.end.Sub(iv.start)
+		for k := first; k < len(steps) && steps[k].Start.Before(iv.end); k++ {
+			st := steps[k]
+			from, to := iv.start, iv.end
+			interpolated := false
+			if from.Before(st.Start) {
+				if !canInterpolate(st.Start) {
+					continue
+				}
+				from, interpolated = st.Start, true
+			}
+			if to.After(st.End) {
+				if !canInterpolate(st.End) {
+					continue
+				}
+				to, interpolated = st.End, true
+			}
+			if !to.After(from) {
+				continue
+			}
+			wh := iv.wh
+			if interpolated {
+				wh = iv.wh * float64(to.Sub(from)) / float64(length)
+			}
+			out[k] = append(out[k], piece{
+				start: from, end: to, heading: heading(iv.dial), wh: wh,
+				estimated: iv.estimated || interpolated, negative: iv.negative, natures: iv.natures,
+				source: sourceKey{iv.pod, iv.start.Unix(), iv.end.Unix()},
+			})
+		}
+	}
+	return out
+}
+
+// coverage returns the length of the union of the pieces' spans, and of the real ones' spans.
+// scratch is reused for the spans.
+func coverage(ps []piece, scratch *[]timeSpan) (covered, real time.Duration) {
+	if c, r, ok := sortedCoverage(ps); ok {
+		return c, r
+	}
+	return unionLength(ps, func(piece) bool { return true }, scratch), unionLength(ps, func(p piece) bool { return !p.estimated }, scratch)
+}
+
+// sortedCoverage is coverage in one pass when the pieces come sorted by start (load-curve
+// pieces do); false otherwise.
+func sortedCoverage(ps []piece) (covered, real time.Duration, ok bool) {
+	var all, reals spanUnion
+	for i := range ps {
+		p := &ps[i]
+		if i > 0 && p.start.Before(ps[i-1].start) {
+			return 0, 0, false
+		}
+		all.add(p.start, p.end)
+		if !p.estimated {
+			reals.add(p.start, p.end)
+		}
+	}
+	return all.length(), reals.length(), true
+}
+
+// spanUnion measures the union of spans added in order of start (unionLength's merge).
+type spanUnion struct {
+	total time.Duration
+	cur   timeSpan
+	any   bool
+}
+
+func (u *spanUnion) add(a, b time.Time) {
+	switch {
+	case !u.any:
+		u.cur, u.any = timeSpan{a, b}, true
+	case a.After(u.cur.b):
+		u.total += u.cur.b.Sub(u.cur.a)
+		u.cur = timeSpan{a, b}
+	case b.After(u.cur.b):
+		u.cur.b = b
+	}
+}
+
+func (u *spanUnion) length() time.Duration {
+	if !u.any {
+		return u.total
+	}
+	return u.total + u.cur.b.Sub(u.cur.a)
+}
+
+// timeSpan is [a, b).
+type timeSpan struct{ a, b time.Time }
+
+func unionLength(ps []piece, keep func(piece) bool, scratch *[]timeSpan) time.Duration {
+	spans := (*scratch)[:0]
+	sorted := true
+	for _, p := range ps {
+		if keep(p) {
+			if n := len(spans); n > 0 && p.start.Before(spans[n-1].a) {
+				sorted = false
+			}
+			spans = append(spans, timeSpan{p.start, p.end})
+		}
+	}
+	if !sorted {
+		slices.SortFunc(spans, func(x, y timeSpan) int { return x.a.Compare(y.a) })
+	}
+	*scratch = spans // keep the grown buffer for the next call
+	var total time.Duration
+	var cur timeSpan
+	for i, s := range spans {
+		switch {
+		case i == 0:
+			cur = s
+		case s.a.After(cur.b):
+			total += cur.b.Sub(cur.a)
+			cur = s
+		case s.b.After(cur.b):
+			cur.b = s.b
+		}
+	}
+	if len(spans) > 0 {
+		total += cur.b.Sub(cur.a)
+	}
+	return total
+}
+
+// span returns the earliest start and latest end of the pieces (zero times when there are none).
+func span(ps []piece) (first, last time.Time) {
+	for _, p := range ps {
+		if first.IsZero() || p.start.Before(first) {
+			first = p.start
+		}
+		if last.IsZero() || p.end.After(last) {
+			last = p.end
+		}
+	}
+	return first, last
+}

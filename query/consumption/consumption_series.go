@@ -1,0 +1,152 @@
+package consumption
+
+import (
+	"sort"
+	"time"
+)
+
+// indexInterval is the consumption of one dial between two consecutive usable readings.
+type indexInterval struct {
+	pod, dial  string
+	start, end time.Time
+	wh         float64 // later index − earlier index; 0 when the index went down
+	estimated  bool    // an end is an MKT_ESTIMATION reading
+	negative   bool    // the index went down without a meter change (counted 0)
+	natures    natureSet
+}
+
+// natureSet is a set of nature families (bit i = natureFamilies[i]).
+type natureSet uint8
+
+func (s natureSet) names() []string {
+	out := []string{}
+	for i, f := range natureFamilies {
+		if s&(1<<i) != 0 {
+			out = append(out, f.nature)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// indexPoint is what a series knows at one instant: the index that closes the interval before
+// it and the index that opens the interval after it. They differ at a meter change (the old
+// meter's last index, then the new meter's first).
+type indexPoint struct {
+	ts                    time.Time
+	hasClose, hasOpen     bool
+	closeValue, openValue int64
+	closeEst, openEst     bool
+	closeFam, openFam     int
+}
+
+// usableReadings applies the index strategy to the MKT_ESTIMATION readings of one series
+// (sorted by ts): NO_ESTIMATED drops them; ALL_ESTIMATED keeps them; SURROUNDING_ESTIMATED keeps
+// only those completing the beginning or the end of the period [start, end], where real ones are
+// missing: outside the period, or before its first (after its last) real reading; all of them
+// when the period holds no real reading. Real readings are always kept.
+func usableReadings(rs []reading, strategy string, start, end time.Time) []reading {
+	if strategy == StrategyAllEstimated {
+		return rs
+	}
+	var firstReal, lastReal time.Time
+	if strategy != StrategyNoEstimated {
+		for _, r := range rs {
+			if r.estimated() || r.ts.Before(start) || r.ts.After(end) {
+				continue
+			}
+			if firstReal.IsZero() {
+				firstReal = r.ts
+			}
+			lastReal = r.ts
+		}
+	}
+	out := rs[:0:0]
+	for _, r := range rs {
+		if r.estimated() {
+			if strategy == StrategyNoEstimated {
+				continue
+			}
+			if !firstReal.IsZero() && !r.ts.Before(firstReal) && !r.ts.After(lastReal) {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// seriesPoints folds one series' readings (sorted by ts, the old meter's index first) into points.
+// A lone old-meter index (indexBeforeChange without the new meter's first index) closes the
+// interval before it and opens none: the new meter's start is unknown until its next reading.
+func seriesPoints(rs []reading) []indexPoint {
+	var pts []indexPoint
+	for _, r := range rs {
+		if n := len(pts); n > 0 && pts[n-1].ts.Equal(r.ts) {
+			p := &pts[n-1]
+			if !r.beforeChange { // the new meter's first index after the old one's last
+				p.hasOpen, p.openValue, p.openEst, p.openFam = true, r.value, r.estimated(), r.priority
+			}
+			continue
+		}
+		p := indexPoint{ts: r.ts, hasClose: true, closeValue: r.value, closeEst: r.estimated(), closeFam: r.priority}
+		if !r.beforeChange {
+			p.hasOpen, p.openValue, p.openEst, p.openFam = true, r.value, r.estimated(), r.priority
+		}
+		pts = append(pts, p)
+	}
+	return pts
+}
+
+// seriesIntervals returns the intervals between consecutive points of one series.
+func seriesIntervals(pod, dial string, pts []indexPoint) []indexInterval {
+	var out []indexInterval
+	for i := 0; i+1 < len(pts); i++ {
+		a, b := pts[i], pts[i+1]
+		if !a.hasOpen || !b.hasClose {
+			continue
+		}
+		iv := indexInterval{
+			pod: pod, dial: dial, start: a.ts, end: b.ts,
+			estimated: a.openEst || b.closeEst,
+			natures:   natureSet(1<<a.openFam | 1<<b.closeFam),
+		}
+		if d := b.closeValue - a.openValue; d >= 0 {
+			iv.wh = float64(d)
+		} else {
+			iv.negative = true
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// indexSeries holds what the engine derives from the resolved readings of a site.
+type indexSeries struct {
+	intervals    []indexInterval // by series, then time
+	meterChanges []time.Time     // instants where a meter was replaced, sorted
+}
+
+// buildIndexSeries cuts the resolved readings (sorted by pod, dial, ts) into series, applies the
+// strategy for the period [start, end] and returns their intervals and meter changes.
+func buildIndexSeries(rs []reading, strategy string, start, end time.Time) indexSeries {
+	var out indexSeries
+	changes := map[int64]time.Time{}
+	for i := 0; i < len(rs); {
+		j := i
+		for j < len(rs) && rs[j].pod == rs[i].pod && rs[j].dial == rs[i].dial {
+			if rs[j].beforeChange {
+				changes[rs[j].ts.Unix()] = rs[j].ts
+			}
+			j++
+		}
+		series := usableReadings(rs[i:j], strategy, start, end)
+		out.intervals = append(out.intervals, seriesIntervals(rs[i].pod, rs[i].dial, seriesPoints(series))...)
+		i = j
+	}
+	for _, t := range changes {
+		out.meterChanges = append(out.meterChanges, t)
+	}
+	sort.Slice(out.meterChanges, func(i, j int) bool { return out.meterChanges[i].Before(out.meterChanges[j]) })
+	return out
+}

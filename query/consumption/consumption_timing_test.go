@@ -1,0 +1,58 @@
+package consumption
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"energy/bench"
+	"energy/schema/chtest"
+	"energy/schema/registry"
+)
+
+// BenchmarkHoursWindowCPU is the Go part of a computed HOURS answer on the benchmark's data (a
+// 1,200-hour window of 30-minute points, the HPHC tariff with a price change): pieces, items
+// with cost, and the JSON encoding; no ClickHouse.
+func BenchmarkHoursWindowCPU(b *testing.B) {
+	tariff := bench.Tariff(2024)
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, parisLoc)
+	var points []loadCurvePoint
+	for t := start.UTC(); t.Before(start.Add(1200 * time.Hour)); t = t.Add(30 * time.Minute) {
+		points = append(points, loadCurvePoint{pod: "PDL1", begin: t, end: t.Add(30 * time.Minute), watts: 500 + int64(t.Minute())*10})
+	}
+	end := time.Date(2025, 1, 1, 0, 0, 0, 0, parisLoc)
+	b.ReportAllocs()
+	for b.Loop() {
+		steps, truncated := Steps(start, end, parisLoc, UnitHours, 1, MaxSteps)
+		tou := newTimeOfUse(&tariff, parisLoc)
+		ib := &itemBuilder{loc: parisLoc, tariff: &tariff, pricing: newPricing(&tariff, parisLoc)}
+		res := &ConsumptionResult{Period: Period{start, end}, Consumptions: make([]Consumption, len(steps))}
+		pieces := loadCurvePieces(points, steps, tou)
+		for k, st := range steps {
+			res.Consumptions[k] = ib.build(st, pieces[k])
+		}
+		res.ComputationPeriod = computationPeriod(pieces, start, end, steps[len(steps)-1].End, truncated, parisLoc)
+		if _, err := EncodeJSON(res); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHoursWindowLoadCurve is the ClickHouse call of a computed HOURS answer on one
+// benchmark site: reading and resolving the window's 2,400 points.
+func BenchmarkHoursWindowLoadCurve(b *testing.B) {
+	ctx := context.Background()
+	db := chtest.DB(b)
+	reg := registry.New(db)
+	if err := bench.Generate(ctx, db, reg, bench.Spec{Sites: 1, Year: 2024}, nil); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, parisLoc)
+	b.ReportAllocs()
+	for b.Loop() {
+		points, err := resolveLoadCurve(ctx, db, bench.Tenant, bench.SiteID(0), start, start.Add(1200*time.Hour))
+		if err != nil || len(points) != 2400 {
+			b.Fatal(len(points), err)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package consumption
+
+import "time"
+
+// Request is a validated request for the electricity consumption of one site
+// (endpoint 4). The HTTP layer parses and checks it; the engine trusts it.
+type Request struct {
+	Start, End                                                                        time.Time // absolute instants; End excluded
+	StepUnit                                                                          string    // "" (one step: the whole period), YEARS, MONTHS, DAYS, HOURS, MINUTES
+	StepValue                                                                         int       // ≥1
+	IndexCategories                                                                   []string  // allowed categories; empty = all
+	IndexStrategy                                                                     string    // NO_ESTIMATED | ALL_ESTIMATED | SURROUNDING_ESTIMATED
+	DataSources                                                                       []string  // allowed sources; empty = all
+	LoadCurveCompletion                                                               bool
+	WithoutCost, WithCarbonFootprint, WithGlobalConsumption, WithRatioByTariffHeading bool
+}
+
+// Index strategies.
+const (
+	StrategyNoEstimated          = "NO_ESTIMATED"
+	StrategyAllEstimated         = "ALL_ESTIMATED"
+	StrategySurroundingEstimated = "SURROUNDING_ESTIMATED" // the default
+)
+
+// Index categories (decisions §4 maps natures to them; the others match no stored nature).
+var IndexCategories = []string{"RTM", "SUPPLIER", "SMART_METER", "LEGACY_METER", "SENSOR", "STEREO", "SELF_METER_READING", "ESTIMATED"}
+
+// Data sources.
+const SourceLoadCurve = "LOAD_CURVE"
+
+// DataSources are the allowed values of dataSources.
+var DataSources = []string{"INTRADAY", "SMART_METER", "LEGACY_INDEX", SourceLoadCurve, "SENSOR"}
+
+// Status of a consumption item.
+const (
+	StatusComplete = "COMPLETE"
+	StatusPartial  = "PARTIAL"
+	StatusNoData   = "NO_DATA"
+)
+
+// Nature of a consumption item.
+const (
+	NatureReal      = "REAL"
+	NatureEstimated = "ESTIMATED"
+)
+
+// Error flags of a consumption item.
+const (
+	FlagNegativeConsumption = "NEGATIVE_CONSUMPTION"
+	FlagMissingData         = "MISSING_DATA"
+	FlagMeterChange         = "METER_CHANGE"
+	FlagUnreliableLoadCurve = "UNRELIABLE_LOAD_CURVE"
+)
+
+// Units of the response.
+const (
+	UnitEnergy = "Wh"
+	UnitCost   = "EUR"
+	UnitCarbon = "kgCO2e"
+)
+
+// ConsumptionResult is the electricity consumption response.
+type ConsumptionResult struct {
+	Period            Period        `json:"period" doc:"Requested period (timestamps with the site's offset)."`
+	ComputationPeriod *Period       `json:"computationPeriod,omitempty" doc:"Period actually computed, only when it differs from the requested one (1,200-item window, or leading/trailing steps without data)."`
+	Step              string        `json:"step" doc:"ISO 8601 duration of the step." example:"P1D"`
+	Units             Units         `json:"units"`
+	Consumptions      []Consumption `json:"consumptions"`
+	GlobalConsumption *Consumption  `json:"globalConsumption,omitempty" doc:"The whole requested period as one item (option withGlobalConsumption)."`
+}
+
+// Period is a half-open interval [StartTime, EndTime); times carry the site's UTC offset.
+type Period struct {
+	StartTime time.Time `json:"startTime"`
+	EndTime   time.Time `json:"endTime"`
+}
+
+// Units names the unit of each measured member.
+type Units struct {
+	Cost            string `json:"cost" example:"EUR"`
+	EnergyMeter     string `json:"energyMeter" example:"Wh"`
+	CarbonFootprint string `json:"carbonFootprint" example:"kgCO2e"`
+}
+
+// Consumption is one step (or the global period).
+type Consumption struct {
+	Period          Period           `json:"period"`
+	EnergyMeter     EnergyMeter      `json:"energyMeter"`
+	Cost            *Cost            `json:"cost,omitempty" doc:"Absent when the site has no tariff, with option withoutCost, or when the step has no data."`
+	CarbonFootprint *CarbonFootprint `json:"carbonFootprint,omitempty" doc:"Present with option withCarbonFootprint."`
+	Quality         float64          `json:"quality" doc:"Percentage (0-100) of the step's duration covered by real data (not estimated, reliability 0)."`
+	ErrorFlags      []string         `json:"errorFlags" doc:"NEGATIVE_CONSUMPTION, MISSING_DATA, METER_CHANGE, UNRELIABLE_LOAD_CURVE."`
+	IndexNatures    []string         `json:"indexNatures" doc:"Natures of the readings used."`
+	Status          string           `json:"status" enum:"COMPLETE,PARTIAL,NO_DATA"`
+	Nature          string           `json:"nature" enum:"REAL,ESTIMATED"`
+	Aggregated      bool             `json:"aggregated" doc:"The step sums more than one reading interval."`
+	UsingLoadCurve  bool             `json:"usingLoadCurve"`
+	Ratios          *Ratios          `json:"ratios,omitempty" doc:"Present with option withRatioByTariffHeading."`
+}
+
+// EnergyMeter is the energy of an item in Wh.
+type EnergyMeter struct {
+	Total           *float64           `json:"total" doc:"Wh; null when the step has no usable data."`
+	ByTariffHeading map[string]float64 `json:"byTariffHeading"`
+}
+
+// Cost is the cost of an item in EUR: energy by heading plus the standing charge.
+type Cost struct {
+	Total                      float64            `json:"total"`
+	StandingCharge             float64            `json:"standingCharge"`
+	StandingChargeByComponents map[string]float64 `json:"standingChargeByComponents"`
+	ByTariffHeading            map[string]float64 `json:"byTariffHeading"`
+}
+
+// CarbonFootprint is the item's footprint: Total = kWh × Coefficient.
+type CarbonFootprint struct {
+	Coefficient float64  `json:"coefficient" doc:"kgCO2e/kWh"`
+	Total       *float64 `json:"total" doc:"kgCO2e; null when the step has no usable data."`
+}
+
+// Ratios are the shares of the item's energy by heading and by heading group (each sums to 1
+// when the energy is not 0; empty maps otherwise).
+type Ratios struct {
+	ByTariffHeading      map[string]float64 `json:"byTariffHeading"`
+	ByTariffHeadingGroup map[string]float64 `json:"byTariffHeadingGroup"`
+}
