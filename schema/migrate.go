@@ -115,10 +115,11 @@ func Render(m Migration, database, cluster string) ([]string, error) {
 // ReplicatedOnEveryNode names the tables that a cluster keeps whole on every node: the
 // registry (small, read on every request, shared by the sites of all shards), the weather
 // shared by sites of all shards, the archive and advice jobs that any energyd replica may
-// claim or read, and the record of applied migrations. The readings are sharded by site instead.
+// claim or read, the data versions every energyd watches, and the record of applied
+// migrations. The readings are sharded by site instead.
 var ReplicatedOnEveryNode = map[string]bool{
 	"tenants": true, "api_tokens": true, "sites": true, "tariffs": true, "weather_stations": true,
-	"weather_observations": true, "jobs": true, "advice_jobs": true, "schema_migrations": true,
+	"weather_observations": true, "jobs": true, "advice_jobs": true, "data_versions": true, "schema_migrations": true,
 }
 
 // replicatedEngine turns engine (e.g. "ReplacingMergeTree(version)") into its Replicated form.

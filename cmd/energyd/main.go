@@ -81,6 +81,7 @@ func run() error {
 
 	reg := registry.New(db)
 	go reg.WatchTokens(ctx, tokenWatchInterval)
+	go reg.Versions.Watch(ctx, dataVersionWatchInterval, log)
 	jobs, err := startIntake(ctx, cfg, db, reg, log)
 	if err != nil {
 		return err
@@ -137,6 +138,10 @@ func run() error {
 // tokenWatchInterval bounds how long a token revoked by another process (energyctl) keeps
 // working here.
 const tokenWatchInterval = 250 * time.Millisecond
+
+// dataVersionWatchInterval bounds how long an ingest or admin change made through another
+// energyd replica (or energyctl) leaves stale cached answers here; the contract is 1 s.
+const dataVersionWatchInterval = 250 * time.Millisecond
 
 // openWhenReachable opens the store, waiting for a ClickHouse that does not answer yet (it may
 // be starting beside us) instead of exiting; a bad DSN fails at once.

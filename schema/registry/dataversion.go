@@ -1,17 +1,44 @@
 package registry
 
-import "sync"
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
 
-// DataVersions counts, per site, how many times its readings changed in this process.
-// Result caches key on it: ingest bumps a site's version after inserting its rows, so a
-// cached answer computed before the insert is never served again.
+	"energy/schema"
+)
+
+// DataVersions counts, per site, how many times its readings changed (site "" of a tenant: its
+// sites and tariffs). Result caches key on it: ingest bumps a site's version after inserting
+// its rows, so a cached answer computed before the insert is never served again.
+//
+// With a database, each Bump is also recorded in the data_versions table, and Watch applies the
+// changes recorded by other processes (other energyd replicas, energyctl) to this one, so their
+// changes invalidate this process's caches within one watch interval.
 type DataVersions struct {
 	mu   sync.RWMutex
 	byID map[[2]string]uint64
+
+	db      *schema.DB // nil: changes of this process only
+	rowVer  schema.RowVersions
+	pending map[[2]string]bool   // changes whose recording failed, retried by Watch
+	applied map[[2]string]uint64 // highest recorded version applied here (or written), by key
+	seen    uint64               // highest recorded version seen by Watch
+	since   uint64               // recorded versions up to this one predate the process
 }
 
-// NewDataVersions returns an empty counter set.
+// NewDataVersions returns an empty counter set that sees this process's changes only.
 func NewDataVersions() *DataVersions { return &DataVersions{byID: map[[2]string]uint64{}} }
+
+// newRecordedDataVersions returns a counter set whose changes are recorded in db's
+// data_versions table.
+func newRecordedDataVersions(db *schema.DB) *DataVersions {
+	v := NewDataVersions()
+	v.db, v.pending, v.applied = db, map[[2]string]bool{}, map[[2]string]uint64{}
+	v.since = uint64(time.Now().UnixNano())
+	return v
+}
 
 // Get returns the site's current version.
 func (v *DataVersions) Get(tenantID, siteID string) uint64 {
@@ -22,7 +49,123 @@ func (v *DataVersions) Get(tenantID, siteID string) uint64 {
 
 // Bump records a change to the site's data.
 func (v *DataVersions) Bump(tenantID, siteID string) {
+	key := [2]string{tenantID, siteID}
 	v.mu.Lock()
-	v.byID[[2]string{tenantID, siteID}]++
+	v.byID[key]++
 	v.mu.Unlock()
+	if v.db == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := v.record(ctx, []([2]string){key}); err != nil {
+		v.mu.Lock()
+		v.pending[key] = true // Watch retries; other processes see the change late, not never
+		v.mu.Unlock()
+	}
+}
+
+func (v *DataVersions) record(ctx context.Context, keys [][2]string) error {
+	b, err := v.db.Conn.PrepareBatch(ctx, "INSERT INTO data_versions (tenant_id, site_id, version, changed_ts)")
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	first := v.rowVer.Reserve(len(keys))
+	for i, k := range keys {
+		if err := b.Append(k[0], k[1], first+uint64(i), now); err != nil {
+			return err
+		}
+	}
+	if err := b.Send(); err != nil {
+		return err
+	}
+	// Watch will see these rows: they are this process's changes, already counted.
+	v.mu.Lock()
+	for i, k := range keys {
+		v.applied[k] = max(v.applied[k], first+uint64(i))
+	}
+	v.mu.Unlock()
+	return nil
+}
+
+// watchLookBack is how far behind the newest change seen a change may arrive (a writer's clock
+// behind, a replica's lag) and still be applied.
+const watchLookBack = 30 * time.Second
+
+// Watch polls data_versions every interval until ctx ends and bumps the local version of every
+// key that another process changed, so that this process's cached answers for it are dropped.
+// It also retries the recording of changes that Bump could not record. Without a database it
+// returns at once.
+func (v *DataVersions) Watch(ctx context.Context, every time.Duration, log *slog.Logger) {
+	if v.db == nil {
+		return
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		v.flushPending(ctx)
+		if err := v.poll(ctx); err != nil {
+			log.Debug("data versions poll failed", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (v *DataVersions) flushPending(ctx context.Context) {
+	v.mu.Lock()
+	keys := make([][2]string, 0, len(v.pending))
+	for k := range v.pending {
+		keys = append(keys, k)
+	}
+	v.mu.Unlock()
+	if len(keys) == 0 || v.record(ctx, keys) != nil {
+		return
+	}
+	v.mu.Lock()
+	for _, k := range keys {
+		delete(v.pending, k)
+	}
+	v.mu.Unlock()
+}
+
+// poll applies the changes recorded since the newest one seen (less watchLookBack). Changes
+// recorded before this process started are only noted: it has cached nothing older.
+func (v *DataVersions) poll(ctx context.Context) error {
+	from := uint64(0)
+	if v.seen > uint64(watchLookBack) {
+		from = v.seen - uint64(watchLookBack)
+	}
+	rows, err := v.db.Conn.Query(ctx, "SELECT tenant_id, site_id, max(version) FROM data_versions WHERE version > ? GROUP BY tenant_id, site_id", from)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for rows.Next() {
+		var k [2]string
+		var ver uint64
+		if err := rows.Scan(&k[0], &k[1], &ver); err != nil {
+			return err
+		}
+		if ver > v.seen {
+			v.seen = ver
+		}
+		if ver <= v.applied[k] {
+			continue
+		}
+		v.applied[k] = ver
+		if ver > v.since {
+			v.byID[k]++
+		}
+	}
+	return rows.Err()
 }

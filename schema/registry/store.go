@@ -13,7 +13,8 @@ type Store struct {
 	db     *schema.DB
 	auth   tokenCache
 	rowVer schema.RowVersions
-	// Versions counts data changes per site (bumped by ingest) for result caches.
+	// Versions counts data changes per site (bumped by ingest) for result caches; changes made
+	// through other processes reach it while Versions.Watch runs.
 	Versions *DataVersions
 
 	now func() time.Time
@@ -21,7 +22,7 @@ type Store struct {
 
 // New returns a store over db.
 func New(db *schema.DB) *Store {
-	return &Store{db: db, now: time.Now, Versions: NewDataVersions()}
+	return &Store{db: db, now: time.Now, Versions: newRecordedDataVersions(db)}
 }
 
 // DB is the database the store writes to.
