@@ -17,7 +17,8 @@ type SiteBody struct {
 	PersonCustomerID string `json:"personCustomerId,omitempty" doc:"Marketer's person identifier" example:"P-1"`
 	Timezone         string `json:"timezone,omitempty" doc:"IANA time zone of the site; default Europe/Paris" example:"Europe/Paris"`
 	WeatherStationID string `json:"weatherStationId,omitempty" doc:"Weather station serving the site (must exist)" example:"07149"`
-	TariffID         string `json:"tariffId,omitempty" doc:"Tariff (contract) of the site (must exist); without one, consumptions carry no cost" example:"HPHC-2024"`
+	TariffID         string `json:"tariffId,omitempty" doc:"Electricity tariff (contract) of the site (must exist, option BASE, HPHC or TEMPO); without one, consumptions carry no cost" example:"HPHC-2024"`
+	GasTariffID      string `json:"gasTariffId,omitempty" doc:"Gas tariff of the site (must exist, option GAS): prices gas consumptions and gas heating budgets" example:"GAS-2024"`
 	HeatingFluid     string `json:"heatingFluid,omitempty" enum:"GAS,ELEC,NONE" doc:"Heating fluid; default NONE" example:"GAS"`
 }
 
@@ -32,8 +33,8 @@ type SiteIDParam struct {
 // TariffBody is a tariff as sent to and returned by PUT/GET /v2/tariffs/{tariffId}.
 type TariffBody struct {
 	TariffID          string                          `json:"tariffId,omitempty" doc:"Tariff id; when given it must equal the path's" example:"HPHC-2024"`
-	Option            string                          `json:"option" enum:"BASE,HPHC,TEMPO" doc:"Tariff option" example:"HPHC"`
-	DialHeadings      map[string]string               `json:"dialHeadings" doc:"Meter dial number to tariff heading" example:"{\"1\":\"HC\",\"2\":\"HP\"}"`
+	Option            string                          `json:"option" enum:"BASE,HPHC,TEMPO,GAS" doc:"Tariff option; GAS is a gas contract whose only heading is BASE" example:"HPHC"`
+	DialHeadings      map[string]string               `json:"dialHeadings,omitempty" doc:"Meter dial number to tariff heading; required but for GAS (gas indexes have no dials)" example:"{\"1\":\"HC\",\"2\":\"HP\"}"`
 	HeadingGroups     map[string]string               `json:"headingGroups,omitempty" doc:"Tariff heading to heading group (default: the heading itself)"`
 	TimeOfUse         []registry.TimeOfUse            `json:"timeOfUse,omitempty" doc:"Local time ranges splitting load-curve energy into headings; time not covered goes to defaultHeading"`
 	DefaultHeading    string                          `json:"defaultHeading,omitempty" doc:"Heading of time not covered by timeOfUse"`
@@ -101,7 +102,7 @@ func addAdmin(api huma.API, reg *registry.Store) {
 		}
 		b := in.Body
 		s := registry.Site{TenantID: Caller(ctx).TenantID, SiteID: in.SiteID, SiteCustomerID: b.SiteCustomerID, PersonCustomerID: b.PersonCustomerID,
-			Timezone: b.Timezone, WeatherStationID: b.WeatherStationID, TariffID: b.TariffID, HeatingFluid: b.HeatingFluid}
+			Timezone: b.Timezone, WeatherStationID: b.WeatherStationID, TariffID: b.TariffID, GasTariffID: b.GasTariffID, HeatingFluid: b.HeatingFluid}
 		if err := reg.PutSite(ctx, s); err != nil {
 			return nil, err
 		}
@@ -184,7 +185,7 @@ func addAdmin(api huma.API, reg *registry.Store) {
 
 func siteBody(s registry.Site) SiteBody {
 	return SiteBody{SiteID: s.SiteID, SiteCustomerID: s.SiteCustomerID, PersonCustomerID: s.PersonCustomerID, Timezone: s.Timezone,
-		WeatherStationID: s.WeatherStationID, TariffID: s.TariffID, HeatingFluid: s.HeatingFluid}
+		WeatherStationID: s.WeatherStationID, TariffID: s.TariffID, GasTariffID: s.GasTariffID, HeatingFluid: s.HeatingFluid}
 }
 
 func tariffBody(t registry.Tariff) TariffBody {

@@ -82,6 +82,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 		"Collects smart-meter archives and answers consumption, comparison, heating, weather and target questions.", cfg)
 	addAdmin(api, cfg.Registry)
 	addWeather(api, cfg.Registry)
+	registerHeatingSchedule(api, cfg.Registry)
 	addComparison(api, cfg.Registry)
 	addConsumption(api, cfg.Registry, cfg.Consumptions)
 	addJobs(api, cfg)

@@ -141,6 +141,8 @@ func addWeather(api huma.API, reg *registry.Store) {
 		if err := store.Put(ctx, tenant, in.StationID, obs); err != nil {
 			return nil, err
 		}
+		// Heating budgets are fitted on the weather: answers cached before must not be served again.
+		reg.Versions.Bump(tenant, "")
 		return &observationsStoredOutput{Body: ObservationsStored{StationID: in.StationID, Stored: len(obs)}}, nil
 	})
 

@@ -208,7 +208,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 		}
 		for _, s := range stmts {
 			sctx := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"allow_experimental_low_cardinality_type": 1}))
-			if err := db.Conn.Exec(sctx, s); err != nil {
+			if err := db.Conn.Exec(sctx, s); err != nil && !columnAlreadyAdded(s, err) {
 				return fmt.Errorf("migration %s: %w\n%s", m.Name, err, s)
 			}
 		}
@@ -225,6 +225,16 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 		log.Info("migration applied", "version", m.Version, "name", m.Name)
 	}
 	return nil
+}
+
+// columnAlreadyAdded tells whether err is an ADD COLUMN meeting the column it adds: the
+// migration was interrupted after that statement and is applied again (ClickHouse 18.16 has
+// no ADD COLUMN IF NOT EXISTS).
+func columnAlreadyAdded(stmt string, err error) bool {
+	const duplicateColumn = 15
+	var ex *clickhouse.Exception
+	return strings.HasPrefix(stmt, "ALTER TABLE") && strings.Contains(stmt, "ADD COLUMN") &&
+		errors.As(err, &ex) && ex.Code == duplicateColumn
 }
 
 // lockStale is how old a lock must be before another process may break it (its owner died).

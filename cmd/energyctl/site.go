@@ -36,9 +36,10 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&s.Timezone, "timezone", "", "IANA time zone (default Europe/Paris)")
 	fs.StringVar(&s.WeatherStationID, "station", "", "weatherStationId (must exist)")
 	fs.StringVar(&s.TariffID, "tariff", "", "tariffId (must exist)")
+	fs.StringVar(&s.GasTariffID, "gas-tariff", "", "gasTariffId (must exist, option GAS)")
 	fs.StringVar(&s.HeatingFluid, "heating", "", "heatingFluid: GAS, ELEC or NONE (default NONE)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--heating GAS|ELEC|NONE]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
+		fmt.Fprintln(fs.Output(), "usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--gas-tariff G] [--heating GAS|ELEC|NONE]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
 		fs.PrintDefaults()
 	}
 	id, err := parseCommand(fs, args, "site id")
@@ -65,6 +66,8 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 				s.WeatherStationID = flags.WeatherStationID
 			case "tariff":
 				s.TariffID = flags.TariffID
+			case "gas-tariff":
+				s.GasTariffID = flags.GasTariffID
 			case "heating":
 				s.HeatingFluid = flags.HeatingFluid
 			}

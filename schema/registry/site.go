@@ -25,6 +25,7 @@ type Site struct {
 	Timezone         string `json:"timezone"`
 	WeatherStationID string `json:"weatherStationId,omitempty"`
 	TariffID         string `json:"tariffId,omitempty"`
+	GasTariffID      string `json:"gasTariffId,omitempty"`
 	HeatingFluid     string `json:"heatingFluid"`
 }
 
@@ -55,6 +56,11 @@ func (s Site) Validate() error {
 	if (s.SiteCustomerID == "") != (s.PersonCustomerID == "") {
 		return fieldErr("personCustomerId", "siteCustomerId and personCustomerId go together: give both or neither")
 	}
+	if s.GasTariffID != "" {
+		if err := validID("gasTariffId", s.GasTariffID); err != nil {
+			return err
+		}
+	}
 	if s.SiteCustomerID != "" {
 		if err := validText("siteCustomerId", s.SiteCustomerID); err != nil {
 			return err
@@ -81,7 +87,7 @@ func validText(field, v string) error {
 	return nil
 }
 
-const siteColumns = "tenant_id, site_id, site_customer_id, person_customer_id, timezone, weather_station_id, tariff_id, heating_fluid"
+const siteColumns = "tenant_id, site_id, site_customer_id, person_customer_id, timezone, weather_station_id, tariff_id, gas_tariff_id, heating_fluid"
 
 // PutSite creates or replaces a site after checking that its tariff and weather station exist
 // in the tenant and that no other site of the tenant has the same customer identifiers.
@@ -91,10 +97,25 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 		return err
 	}
 	if site.TariffID != "" {
-		if _, err := s.Tariff(ctx, site.TenantID, site.TariffID); err == ErrNotFound {
+		t, err := s.Tariff(ctx, site.TenantID, site.TariffID)
+		if err == ErrNotFound {
 			return fieldErr("tariffId", "tariff %q does not exist (create it with PUT /v2/tariffs/%s)", site.TariffID, site.TariffID)
 		} else if err != nil {
 			return err
+		}
+		if t.Option == OptionGas {
+			return fieldErr("tariffId", "tariff %q is a gas tariff (option GAS): give it as gasTariffId", site.TariffID)
+		}
+	}
+	if site.GasTariffID != "" {
+		t, err := s.Tariff(ctx, site.TenantID, site.GasTariffID)
+		if err == ErrNotFound {
+			return fieldErr("gasTariffId", "tariff %q does not exist (create it with PUT /v2/tariffs/%s and option GAS)", site.GasTariffID, site.GasTariffID)
+		} else if err != nil {
+			return err
+		}
+		if t.Option != OptionGas {
+			return fieldErr("gasTariffId", "tariff %q has option %s; a gas tariff has option GAS", site.GasTariffID, t.Option)
 		}
 	}
 	if site.WeatherStationID != "" {
@@ -120,7 +141,7 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 		return err
 	}
 	if err := b.Append(site.TenantID, site.SiteID, site.SiteCustomerID, site.PersonCustomerID, site.Timezone,
-		site.WeatherStationID, site.TariffID, site.HeatingFluid, s.now().UTC(), s.version()); err != nil {
+		site.WeatherStationID, site.TariffID, site.GasTariffID, site.HeatingFluid, s.now().UTC(), s.version()); err != nil {
 		return err
 	}
 	if err := b.Send(); err != nil {
@@ -171,7 +192,7 @@ func (s *Store) querySites(ctx context.Context, where string, args ...any) ([]Si
 	for rows.Next() {
 		var st Site
 		if err := rows.Scan(&st.TenantID, &st.SiteID, &st.SiteCustomerID, &st.PersonCustomerID, &st.Timezone,
-			&st.WeatherStationID, &st.TariffID, &st.HeatingFluid); err != nil {
+			&st.WeatherStationID, &st.TariffID, &st.GasTariffID, &st.HeatingFluid); err != nil {
 			return nil, err
 		}
 		out = append(out, st)

@@ -14,7 +14,12 @@ const (
 	OptionBase  = "BASE"
 	OptionHPHC  = "HPHC"
 	OptionTempo = "TEMPO"
+	// OptionGas is a gas contract: one heading, BASE, and no meter dials (gas indexes have none).
+	OptionGas = "GAS"
 )
+
+// GasHeading is the only heading of a gas tariff.
+const GasHeading = "BASE"
 
 // Tariff is a site's contract: how meter dials map to tariff headings, the prices of the
 // headings and the yearly standing charge, each with validity dates (local dates of the site;
@@ -23,7 +28,7 @@ type Tariff struct {
 	TenantID          string                 `json:"-"`
 	TariffID          string                 `json:"tariffId"`
 	Option            string                 `json:"option"`
-	DialHeadings      map[string]string      `json:"dialHeadings"`
+	DialHeadings      map[string]string      `json:"dialHeadings,omitempty"`
 	HeadingGroups     map[string]string      `json:"headingGroups,omitempty"`
 	TimeOfUse         []TimeOfUse            `json:"timeOfUse,omitempty"`
 	DefaultHeading    string                 `json:"defaultHeading,omitempty"`
@@ -60,6 +65,9 @@ func (t Tariff) Headings() []string {
 	}
 	if t.DefaultHeading != "" {
 		set[t.DefaultHeading] = true
+	}
+	if t.Option == OptionGas {
+		set[GasHeading] = true
 	}
 	for _, r := range t.TimeOfUse {
 		set[r.Heading] = true
@@ -106,15 +114,25 @@ func (t Tariff) Validate() error {
 	if err := validID("tariffId", t.TariffID); err != nil {
 		return err
 	}
+	headings := map[string]bool{}
 	switch t.Option {
 	case OptionBase, OptionHPHC, OptionTempo:
+		if len(t.DialHeadings) == 0 {
+			return fieldErr("dialHeadings", "must map at least one meter dial number to a tariff heading")
+		}
+	case OptionGas:
+		headings[GasHeading] = true
+		for dial, h := range t.DialHeadings {
+			if h != GasHeading {
+				return fieldErr("dialHeadings."+dial, "a gas tariff has the single heading BASE (got %q)", h)
+			}
+		}
+		if len(t.TimeOfUse) > 0 {
+			return fieldErr("timeOfUse", "a gas tariff has no time of use (gas has indexes only)")
+		}
 	default:
-		return fieldErr("option", "must be BASE, HPHC or TEMPO (got %q)", t.Option)
+		return fieldErr("option", "must be BASE, HPHC, TEMPO or GAS (got %q)", t.Option)
 	}
-	if len(t.DialHeadings) == 0 {
-		return fieldErr("dialHeadings", "must map at least one meter dial number to a tariff heading")
-	}
-	headings := map[string]bool{}
 	for dial, h := range t.DialHeadings {
 		if dial == "" || h == "" {
 			return fieldErr("dialHeadings", "dial numbers and heading names must not be empty")
