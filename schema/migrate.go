@@ -120,6 +120,7 @@ func Render(m Migration, database, cluster string) ([]string, error) {
 var ReplicatedOnEveryNode = map[string]bool{
 	"tenants": true, "api_tokens": true, "sites": true, "tariffs": true, "weather_stations": true,
 	"weather_observations": true, "jobs": true, "advice_jobs": true, "data_versions": true, "schema_migrations": true,
+	"heating_schedules": true,
 }
 
 // replicatedEngine turns engine (e.g. "ReplacingMergeTree(version)") into its Replicated form.
@@ -229,12 +230,14 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 
 // columnAlreadyAdded tells whether err is an ADD COLUMN meeting the column it adds: the
 // migration was interrupted after that statement and is applied again (ClickHouse 18.16 has
-// no ADD COLUMN IF NOT EXISTS).
+// no ADD COLUMN IF NOT EXISTS), or on a cluster the ALTER of a replicated table reached a
+// node through its replica before that node ran it (code 44, or 15 on current releases).
 func columnAlreadyAdded(stmt string, err error) bool {
-	const duplicateColumn = 15
+	const illegalColumn, duplicateColumn = 44, 15
 	var ex *clickhouse.Exception
 	return strings.HasPrefix(stmt, "ALTER TABLE") && strings.Contains(stmt, "ADD COLUMN") &&
-		errors.As(err, &ex) && ex.Code == duplicateColumn
+		errors.As(err, &ex) && (ex.Code == illegalColumn || ex.Code == duplicateColumn) &&
+		strings.Contains(ex.Message, "already exists")
 }
 
 // lockStale is how old a lock must be before another process may break it (its owner died).

@@ -10,8 +10,7 @@ CREATE TABLE IF NOT EXISTS {{table "heating_schedules"}} {{onCluster}} (
 ORDER BY (tenant_id, site_id);
 {{distributed "heating_schedules" "cityHash64(tenant_id, site_id)"}};
 
--- The gas tariff of a site (a tariff of option GAS), beside its electricity tariff. On a
--- cluster the Distributed table gets the column too. Re-running the migration after a crash
--- meets a column that already exists, which the migrator accepts.
+-- The gas tariff of a site (a tariff of option GAS), beside its electricity tariff.
+-- Re-running the migration after a crash meets a column that already exists, which the
+-- migrator accepts.
 ALTER TABLE {{table "sites"}} {{onCluster}} ADD COLUMN gas_tariff_id String DEFAULT '' AFTER tariff_id;
-{{if onCluster}}ALTER TABLE sites {{onCluster}} ADD COLUMN gas_tariff_id String DEFAULT '' AFTER tariff_id{{end}};
