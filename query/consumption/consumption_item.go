@@ -29,14 +29,16 @@ type itemBuilder struct {
 	loc          *time.Location
 	tariff       *registry.Tariff // nil: no tariff
 	headings     []string         // the tariff's headings (worked out once, not per item)
-	byHeading    []amount         // scratch of build: energy by heading
-	spans        []timeSpan       // scratch of coverage
+	byHeading    []amount         // scratch of sum: energy by heading
+	costs        []amount         // scratch of sum: energy cost by heading
+	spans        []timeSpan       // scratch of sum: the pieces' spans
+	realSpans    []timeSpan       // scratch of sum: the real pieces' spans
 	pricing      *pricing         // nil: no cost member
 	carbon       *float64         // coefficient; nil: no carbonFootprint member
 	ratios       bool
 	meterChanges []time.Time // sorted
 	floats       []float64   // slab of the items' *float64 members: one allocation for many items
-	costs        []Cost      // slab of the items' cost members
+	costSlab     []Cost      // slab of the items' cost members
 	components   map[string]float64
 }
 
@@ -50,6 +52,71 @@ func (b *itemBuilder) float(v float64) *float64 {
 	return p
 }
 
+// stepSums is what one pass over a step's pieces adds up: energy and energy cost by heading,
+// the covered and real time, and the flags of the data that went in.
+type stepSums struct {
+	byHeading, costs                                    []amount // Wh, EUR (when priced) by heading
+	covered, real                                       time.Duration
+	natures                                             natureSet
+	negative, unreliable, estimated, usesLC, aggregated bool
+}
+
+// sum walks the step's pieces once. Coverage is the union of the pieces' spans: merged on the
+// way while the pieces come sorted by start (load-curve pieces, one dial's intervals); from the
+// first piece out of order on, the spans are collected and sorted once at the end.
+func (b *itemBuilder) sum(ps []piece) stepSums {
+	s := stepSums{byHeading: b.byHeading[:0], costs: b.costs[:0]}
+	var all, reals spanUnion
+	spans, realSpans := b.spans[:0], b.realSpans[:0]
+	sorted := true
+	for i := range ps {
+		p := &ps[i]
+		s.byHeading = addAmount(s.byHeading, p.heading, p.wh)
+		if b.pricing != nil {
+			s.costs = b.pricing.addEnergyCost(s.costs, p)
+		}
+		s.natures |= p.natures
+		s.negative = s.negative || p.negative
+		s.unreliable = s.unreliable || p.unreliable
+		s.estimated = s.estimated || p.estimated
+		s.usesLC = s.usesLC || p.loadCurve
+		s.aggregated = s.aggregated || p.source != ps[0].source // more than one source
+		if sorted && i > 0 && p.start.Before(ps[i-1].start) {
+			sorted = false
+			spans, realSpans = appendSpans(spans, realSpans, ps[:i]) // the ones merged so far
+		}
+		if sorted {
+			all.add(p.start, p.end)
+			if !p.estimated {
+				reals.add(p.start, p.end)
+			}
+		} else {
+			spans, realSpans = appendSpans(spans, realSpans, ps[i:i+1])
+		}
+	}
+	if sorted {
+		s.covered, s.real = all.length(), reals.length()
+	} else {
+		s.covered, s.real = unionLength(spans), unionLength(realSpans)
+	}
+	// The scratch buffers are kept, grown, for the next step.
+	b.spans, b.realSpans = spans, realSpans
+	b.byHeading, b.costs = s.byHeading, s.costs
+	return s
+}
+
+// appendSpans appends the spans of ps to all, and those of its real pieces to reals.
+func appendSpans(all, reals []timeSpan, ps []piece) ([]timeSpan, []timeSpan) {
+	for i := range ps {
+		all = append(all, timeSpan{ps[i].start, ps[i].end})
+		if !ps[i].estimated {
+			reals = append(reals, timeSpan{ps[i].start, ps[i].end})
+		}
+	}
+	return all, reals
+}
+
+// build makes the item of a step from its pieces.
 func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	it := Consumption{
 		Period:       Period{st.Start.In(b.loc), st.End.In(b.loc)},
@@ -59,21 +126,7 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 		Nature:       NatureReal,
 	}
 	duration := st.End.Sub(st.Start)
-	covered, real := coverage(ps, &b.spans)
-	byHeading := b.byHeading[:0] // not kept by the item: reused by the next one
-	var (
-		natures                                             natureSet
-		negative, unreliable, estimated, usesLC, aggregated bool
-	)
-	for _, p := range ps {
-		byHeading = addAmount(byHeading, p.heading, p.wh)
-		natures |= p.natures
-		negative = negative || p.negative
-		unreliable = unreliable || p.unreliable
-		estimated = estimated || p.estimated
-		usesLC = usesLC || p.loadCurve
-		aggregated = aggregated || p.source != ps[0].source // more than one source
-	}
+	s := b.sum(ps)
 	var total *float64
 	if len(ps) > 0 {
 		if b.tariff != nil {
@@ -81,54 +134,54 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 				b.headings = b.tariff.Headings()
 			}
 			for _, h := range b.headings {
-				if !holds(byHeading, h) {
-					byHeading = addAmount(byHeading, h, 0)
+				if !holds(s.byHeading, h) {
+					s.byHeading = addAmount(s.byHeading, h, 0)
 				}
 			}
+			b.byHeading = s.byHeading
 		}
 		var sum float64
-		it.EnergyMeter.ByTariffHeading = make(map[string]float64, len(byHeading))
-		for _, a := range byHeading {
+		it.EnergyMeter.ByTariffHeading = make(map[string]float64, len(s.byHeading))
+		for _, a := range s.byHeading {
 			sum += a.value
 			it.EnergyMeter.ByTariffHeading[a.name] = roundTo(a.value, energyDecimals)
 		}
 		total = &sum
 		it.EnergyMeter.Total = b.float(roundTo(sum, energyDecimals))
 		it.Status = StatusPartial
-		if covered >= duration {
+		if s.covered >= duration {
 			it.Status = StatusComplete
 		}
-		if estimated {
+		if s.estimated {
 			it.Nature = NatureEstimated
 		}
-		it.Quality = roundTo(100*float64(real)/float64(duration), qualityDecimals)
-		it.IndexNatures = natures.names()
-		it.Aggregated = aggregated
-		it.UsingLoadCurve = usesLC
+		it.Quality = roundTo(100*float64(s.real)/float64(duration), qualityDecimals)
+		it.IndexNatures = s.natures.names()
+		it.Aggregated = s.aggregated
+		it.UsingLoadCurve = s.usesLC
 		if b.pricing != nil {
-			it.Cost = b.cost(st, ps)
+			it.Cost = b.cost(st, s.costs)
 		}
 	} else {
 		it.EnergyMeter.ByTariffHeading = map[string]float64{}
 	}
-	b.byHeading = byHeading
-	if negative {
+	if s.negative {
 		it.ErrorFlags = append(it.ErrorFlags, FlagNegativeConsumption)
 	}
-	if covered < duration {
+	if s.covered < duration {
 		it.ErrorFlags = append(it.ErrorFlags, FlagMissingData)
 	}
 	if b.holdsMeterChange(st) {
 		it.ErrorFlags = append(it.ErrorFlags, FlagMeterChange)
 	}
-	if unreliable {
+	if s.unreliable {
 		it.ErrorFlags = append(it.ErrorFlags, FlagUnreliableLoadCurve)
 	}
 	if b.carbon != nil {
 		it.CarbonFootprint = carbonFootprint(total, *b.carbon)
 	}
 	if b.ratios {
-		it.Ratios = b.ratiosOf(byHeading, total)
+		it.Ratios = b.ratiosOf(s.byHeading, total)
 	}
 	return it
 }
@@ -140,14 +193,14 @@ func (b *itemBuilder) holdsMeterChange(st Step) bool {
 	return i < len(b.meterChanges) && b.meterChanges[i].Before(st.End)
 }
 
-func (b *itemBuilder) cost(st Step, ps []piece) *Cost {
-	energy := b.pricing.energyCost(ps)
+// cost is the step's cost member from its energy cost by heading and its standing charge.
+func (b *itemBuilder) cost(st Step, energy []amount) *Cost {
 	standing, components := b.pricing.standingCharge(st.Start, st.End)
-	if len(b.costs) == 0 {
-		b.costs = make([]Cost, 64)
+	if len(b.costSlab) == 0 {
+		b.costSlab = make([]Cost, 64)
 	}
-	c := &b.costs[0]
-	b.costs = b.costs[1:]
+	c := &b.costSlab[0]
+	b.costSlab = b.costSlab[1:]
 	c.ByTariffHeading = make(map[string]float64, len(energy))
 	total := standing
 	for _, a := range energy {

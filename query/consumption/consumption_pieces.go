@@ -84,33 +84,7 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 	return out
 }
 
-// coverage returns the length of the union of the pieces' spans, and of the real ones' spans.
-// scratch is reused for the spans.
-func coverage(ps []piece, scratch *[]timeSpan) (covered, real time.Duration) {
-	if c, r, ok := sortedCoverage(ps); ok {
-		return c, r
-	}
-	return unionLength(ps, func(piece) bool { return true }, scratch), unionLength(ps, func(p piece) bool { return !p.estimated }, scratch)
-}
-
-// sortedCoverage is coverage in one pass when the pieces come sorted by start (load-curve
-// pieces do); false otherwise.
-func sortedCoverage(ps []piece) (covered, real time.Duration, ok bool) {
-	var all, reals spanUnion
-	for i := range ps {
-		p := &ps[i]
-		if i > 0 && p.start.Before(ps[i-1].start) {
-			return 0, 0, false
-		}
-		all.add(p.start, p.end)
-		if !p.estimated {
-			reals.add(p.start, p.end)
-		}
-	}
-	return all.length(), reals.length(), true
-}
-
-// spanUnion measures the union of spans added in order of start (unionLength's merge).
+// spanUnion measures the union of spans added in order of start.
 type spanUnion struct {
 	total time.Duration
 	cur   timeSpan
@@ -139,38 +113,16 @@ func (u *spanUnion) length() time.Duration {
 // timeSpan is [a, b).
 type timeSpan struct{ a, b time.Time }
 
-func unionLength(ps []piece, keep func(piece) bool, scratch *[]timeSpan) time.Duration {
-	spans := (*scratch)[:0]
-	sorted := true
-	for _, p := range ps {
-		if keep(p) {
-			if n := len(spans); n > 0 && p.start.Before(spans[n-1].a) {
-				sorted = false
-			}
-			spans = append(spans, timeSpan{p.start, p.end})
-		}
-	}
-	if !sorted {
+// unionLength is the length of the union of spans, which it sorts by start when they are not.
+func unionLength(spans []timeSpan) time.Duration {
+	if !slices.IsSortedFunc(spans, func(x, y timeSpan) int { return x.a.Compare(y.a) }) {
 		slices.SortFunc(spans, func(x, y timeSpan) int { return x.a.Compare(y.a) })
 	}
-	*scratch = spans // keep the grown buffer for the next call
-	var total time.Duration
-	var cur timeSpan
-	for i, s := range spans {
-		switch {
-		case i == 0:
-			cur = s
-		case s.a.After(cur.b):
-			total += cur.b.Sub(cur.a)
-			cur = s
-		case s.b.After(cur.b):
-			cur.b = s.b
-		}
+	var u spanUnion
+	for _, s := range spans {
+		u.add(s.a, s.b)
 	}
-	if len(spans) > 0 {
-		total += cur.b.Sub(cur.a)
-	}
-	return total
+	return u.length()
 }
 
 // span returns the earliest start and latest end of the pieces (zero times when there are none).

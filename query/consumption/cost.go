@@ -16,9 +16,9 @@ type pricing struct {
 	standing []registry.StandingChargePeriod // by ValidFrom
 	days     map[dayKey]*localDay            // the local days met so far
 	last     *localDay                       // the last one looked up
-	// Results of energyCost and standingCharge, reused by the next call: an answer's items
-	// copy them (rounded) before asking again.
-	energy, components []amount
+	// Result of standingCharge, reused by the next call: an answer's items copy it (rounded)
+	// before asking again.
+	components []amount
 }
 
 // dayKey is a local date: year, month and day.
@@ -109,33 +109,29 @@ func (p *pricing) eachLocalDay(from, to time.Time, fn func(a, b time.Time, d *lo
 	}
 }
 
-// energyCost is the EUR of the pieces by heading: each piece's energy is spread evenly over its
-// time span (the linear interpolation of the index at local midnights) and each local day's share
-// is priced at that day's price, so a price change inside a step applies day by day. Headings
-// without a price are left out. The sums come in heading order, valid until the next call.
-func (p *pricing) energyCost(ps []piece) []amount {
-	out := p.energy[:0]
-	for _, pc := range ps {
-		if d := p.day(pc.start); pc.end.After(pc.start) && !pc.end.After(d.end) { // the usual piece: inside one local day
-			if price, ok := d.prices[pc.heading]; ok {
-				out = addAmount(out, pc.heading, pc.wh/1000*price)
-			}
-			continue
+// addEnergyCost adds the EUR of piece pc to its heading's sum in out: its energy is spread
+// evenly over its time span (the linear interpolation of the index at local midnights) and each
+// local day's share is priced at that day's price, so a price change inside a step applies day
+// by day. A heading without a price adds nothing.
+func (p *pricing) addEnergyCost(out []amount, pc *piece) []amount {
+	if d := p.day(pc.start); pc.end.After(pc.start) && !pc.end.After(d.end) { // the usual piece: inside one local day
+		if price, ok := d.prices[pc.heading]; ok {
+			out = addAmount(out, pc.heading, pc.wh/1000*price)
 		}
-		length := pc.end.Sub(pc.start)
-		p.eachLocalDay(pc.start, pc.end, func(a, b time.Time, d *localDay, _ time.Duration) {
-			price, ok := d.prices[pc.heading]
-			if !ok {
-				return
-			}
-			wh := pc.wh
-			if !a.Equal(pc.start) || !b.Equal(pc.end) {
-				wh = pc.wh * float64(b.Sub(a)) / float64(length)
-			}
-			out = addAmount(out, pc.heading, wh/1000*price)
-		})
+		return out
 	}
-	p.energy = out
+	length := pc.end.Sub(pc.start)
+	p.eachLocalDay(pc.start, pc.end, func(a, b time.Time, d *localDay, _ time.Duration) {
+		price, ok := d.prices[pc.heading]
+		if !ok {
+			return
+		}
+		wh := pc.wh
+		if !a.Equal(pc.start) || !b.Equal(pc.end) {
+			wh = pc.wh * float64(b.Sub(a)) / float64(length)
+		}
+		out = addAmount(out, pc.heading, wh/1000*price)
+	})
 	return out
 }
 

@@ -52,15 +52,24 @@ func TestEnergyCostDayByDay(t *testing.T) {
 	}}, parisLoc)
 	// 03-30 00:00 → 04-01 00:00 is 24 + 23 = 47 h; 4700 Wh → 100 Wh an hour:
 	// 2.4 kWh × 0.10 + 2.3 kWh × 0.20 = 0.24 + 0.46 = 0.70 EUR.
-	got := amountsMap(p.energyCost([]piece{{start: pd("2024-03-30"), end: pd("2024-04-01"), heading: "BASE", wh: 4700}}))
+	got := amountsMap(energyCost(p, []piece{{start: pd("2024-03-30"), end: pd("2024-04-01"), heading: "BASE", wh: 4700}}))
 	if !nearly(got["BASE"], 0.70) {
 		t.Errorf("cost %v, want 0.70", got)
 	}
 	// Energy before the first price period is not costed; unknown headings neither.
-	got = amountsMap(p.energyCost([]piece{{start: pd("2024-02-28"), end: pd("2024-02-29"), heading: "BASE", wh: 1000}, {start: pd("2024-03-02"), end: pd("2024-03-03"), heading: "HP", wh: 1000}}))
+	got = amountsMap(energyCost(p, []piece{{start: pd("2024-02-28"), end: pd("2024-02-29"), heading: "BASE", wh: 1000}, {start: pd("2024-03-02"), end: pd("2024-03-03"), heading: "HP", wh: 1000}}))
 	if len(got) != 0 {
 		t.Errorf("cost %v, want none", got)
 	}
+}
+
+// energyCost is the EUR of the pieces by heading.
+func energyCost(p *pricing, ps []piece) []amount {
+	var out []amount
+	for i := range ps {
+		out = p.addEnergyCost(out, &ps[i])
+	}
+	return out
 }
 
 func amountsMap(sums []amount) map[string]float64 {
