@@ -54,7 +54,7 @@ cluster-stop:
 
 # The tests again with a launched local cluster as the store (ENERGY_TEST_CLUSTER=1), including
 # the cluster-only tests; log in var/test-cluster.log.
-CLUSTER_PKGS ?= ./schema/... ./cmd/energyd
+CLUSTER_PKGS ?= ./schema/... ./ingest/... ./query/... ./cmd/energyd
 test-cluster:
 	ENERGY_TEST_CLUSTER=1 TEST_LOG=var/test-cluster.log TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh $(CLUSTER_PKGS)
 

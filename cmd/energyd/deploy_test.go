@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func TestDeployExamplesUseRealSettingsAndMetrics(t *testing.T) {
 	}
 	// The DSNs parse as the driver reads them (k8s placeholders filled in).
 	dsn := regexp.MustCompile(`clickhouse://[^\s"]+`)
-	for _, p := range []string{"../../deploy/docker-compose.yml", "../../deploy/k8s/deployment.yaml"} {
+	for _, p := range []string{"../../deploy/docker-compose.yml", "../../deploy/docker-compose.cluster.yml", "../../deploy/k8s/deployment.yaml"} {
 		found := dsn.FindAllString(deploy[p], -1)
 		if len(found) == 0 {
 			t.Errorf("%s sets no ClickHouse DSN", p)
@@ -87,6 +88,22 @@ func TestDeployExamplesUseRealSettingsAndMetrics(t *testing.T) {
 	for _, macro := range []string{"<shard>", "<replica>"} {
 		if !strings.Contains(deploy["../../deploy/clickhouse/config.d/macros.xml"], macro) {
 			t.Errorf("macros.xml lacks %s, which the Replicated engines' paths use", macro)
+		}
+	}
+	// The compose cluster: each node mounts its own macros, which place it where
+	// remote_servers.xml lists it (ch-1, ch-2 in shard 01; ch-3, ch-4 in shard 02).
+	compose := deploy["../../deploy/docker-compose.cluster.yml"]
+	for i, shard := range []string{"01", "01", "02", "02"} {
+		node := fmt.Sprintf("ch-%d", i+1)
+		m := deploy["../../deploy/clickhouse/macros/"+node+".xml"]
+		if !strings.Contains(m, "<shard>"+shard+"</shard>") || !strings.Contains(m, "<replica>"+node+"</replica>") {
+			t.Errorf("clickhouse/macros/%s.xml does not place %s in shard %s:\n%s", node, node, shard, m)
+		}
+		if !strings.Contains(compose, "./clickhouse/macros/"+node+".xml:/etc/clickhouse-server/config.d/macros.xml") {
+			t.Errorf("docker-compose.cluster.yml does not give %s its macros", node)
+		}
+		if !strings.Contains(deploy["../../deploy/clickhouse/config.d/remote_servers.xml"], "<host>"+node+"</host>") {
+			t.Errorf("remote_servers.xml does not list %s", node)
 		}
 	}
 }
