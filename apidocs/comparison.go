@@ -28,34 +28,44 @@ type comparisonOutput struct {
 	Body []comparison.YearComparison
 }
 
-func addComparison(api huma.API, reg *registry.Store) {
-	// Energy and cost do not depend on the carbon coefficient: a plain engine gives the same
-	// figures as endpoint 4's.
-	comparisons := comparison.NewEngine(consumption.NewEngine(reg.DB(), reg, DefaultCarbonCoefficient), weather.NewStore(reg.DB()))
+type comparisonInput struct {
+	SiteID string   `path:"site-id" doc:"Site identifier" example:"SITE-1"`
+	Years  []string `query:"years,explode" required:"true" doc:"Years yyyy separated by commas (years=2023,2024), or the parameter repeated; at most 10" example:"2023,2024"`
+}
 
+// comparisonHandler serves the yearly comparison (scope read).
+type comparisonHandler struct {
+	reg         *registry.Store
+	comparisons *comparison.Engine
+}
+
+func registerComparison(api huma.API, reg *registry.Store) {
+	// Energy and cost do not depend on the carbon coefficient: a plain engine gives the same
+	// figures as the consumption endpoint's.
+	h := &comparisonHandler{reg: reg,
+		comparisons: comparison.NewEngine(consumption.NewEngine(reg.DB(), reg, DefaultCarbonCoefficient), weather.NewStore(reg.DB()))}
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-yearly-elec-energies-comparisons", Method: http.MethodGet, Path: "/v1/sites/{site-id}/yearly-elec-energies-comparisons",
 		Tags: []string{"Consumption"}, Summary: "Yearly electricity compared with the previous year", Description: comparisonDescription,
 		Security: requireScopes(registry.ScopeRead),
-	}, func(ctx context.Context, in *struct {
-		SiteID string   `path:"site-id" doc:"Site identifier" example:"SITE-1"`
-		Years  []string `query:"years,explode" required:"true" doc:"Years yyyy separated by commas (years=2023,2024), or the parameter repeated; at most 10" example:"2023,2024"`
-	}) (*comparisonOutput, error) {
-		s, err := site(ctx, reg, in.SiteID)
-		if err != nil {
-			return nil, err
-		}
-		now := time.Now()
-		years, err := comparison.ParseYears(in.Years, now, s.Location())
-		if err != nil {
-			return nil, yearsParamError(err)
-		}
-		items, err := comparisons.Compare(ctx, s, years, now)
-		if err != nil {
-			return nil, yearsParamError(err)
-		}
-		return &comparisonOutput{Body: items}, nil
-	})
+	}, h.get)
+}
+
+func (h *comparisonHandler) get(ctx context.Context, in *comparisonInput) (*comparisonOutput, error) {
+	s, err := site(ctx, h.reg, in.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	years, err := comparison.ParseYears(in.Years, now, s.Location())
+	if err != nil {
+		return nil, yearsParamError(err)
+	}
+	items, err := h.comparisons.Compare(ctx, s, years, now)
+	if err != nil {
+		return nil, yearsParamError(err)
+	}
+	return &comparisonOutput{Body: items}, nil
 }
 
 func yearsParamError(err error) error {

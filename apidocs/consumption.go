@@ -254,16 +254,21 @@ type ConsumptionService interface {
 	JSON(ctx context.Context, tenantID, siteID, request string, resolve consumption.Resolve) (body []byte, hit bool, err error)
 }
 
-// addConsumption registers endpoint 4. A nil cons gets the engine with the default carbon
-// coefficient behind a default-sized cache.
-func addConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) {
+// consumptionHandler serves the electricity consumption (scope read).
+type consumptionHandler struct {
+	cons  ConsumptionService
+	sites *cache.Sites
+}
+
+// registerConsumption registers the electricity consumption. A nil cons gets the engine with
+// the default carbon coefficient behind a default-sized cache.
+func registerConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) {
 	if cons == nil {
 		engine := consumption.NewEngine(reg.DB(), reg, consumption.DefaultCarbonCoefficient)
 		cons = consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
 	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[consumption.ConsumptionResult](), true, "ConsumptionResult")
-	sites := cache.NewSites(reg) // every computed answer reads its site
-
+	h := &consumptionHandler{cons: cons, sites: cache.NewSites(reg)} // every computed answer reads its site
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-elec-consumptions", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/consumptions",
 		Tags: []string{"Consumption"}, Summary: "Electricity consumption of a site", Description: consumptionDescription,
@@ -273,32 +278,34 @@ func addConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) 
 			Description: "The consumption of each step (and of the whole period with withGlobalConsumption)",
 			Content:     map[string]*huma.MediaType{"application/json": {Schema: schema}},
 		}},
-	}, func(ctx context.Context, in *ConsumptionParams) (*consumptionOutput, error) {
-		q, err := parseConsumptionQuery(in)
+	}, h.get)
+}
+
+func (h *consumptionHandler) get(ctx context.Context, in *ConsumptionParams) (*consumptionOutput, error) {
+	q, err := parseConsumptionQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	if registry.ValidID("site-id", in.SiteID) != nil {
+		return nil, SiteNotFound(in.SiteID)
+	}
+	body, hit, err := h.cons.JSON(ctx, Caller(ctx).TenantID, in.SiteID, q.key(), func(ctx context.Context) (registry.Site, consumption.Request, error) {
+		s, err := h.sites.Site(ctx, Caller(ctx).TenantID, in.SiteID)
+		if errors.Is(err, registry.ErrNotFound) {
+			return s, consumption.Request{}, SiteNotFound(in.SiteID)
+		}
 		if err != nil {
-			return nil, err
+			return s, consumption.Request{}, err
 		}
-		if registry.ValidID("site-id", in.SiteID) != nil {
-			return nil, SiteNotFound(in.SiteID)
-		}
-		body, hit, err := cons.JSON(ctx, Caller(ctx).TenantID, in.SiteID, q.key(), func(ctx context.Context) (registry.Site, consumption.Request, error) {
-			s, err := sites.Site(ctx, Caller(ctx).TenantID, in.SiteID)
-			if errors.Is(err, registry.ErrNotFound) {
-				return s, consumption.Request{}, SiteNotFound(in.SiteID)
-			}
-			if err != nil {
-				return s, consumption.Request{}, err
-			}
-			req, err := q.resolve(s.Location())
-			return s, req, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
-		if hit {
-			out.Cache = "HIT"
-		}
-		return out, nil
+		req, err := q.resolve(s.Location())
+		return s, req, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
+	if hit {
+		out.Cache = "HIT"
+	}
+	return out, nil
 }

@@ -15,45 +15,53 @@ type healthOutput struct {
 	}
 }
 
-// addHealth registers /healthz (the process answers and can still do its work) and /readyz
+// healthHandler answers the probes: live is the liveness check, ready the readiness one.
+type healthHandler struct{ live, ready func(context.Context) error }
+
+// registerHealth registers /healthz (the process answers and can still do its work) and /readyz
 // (migrations applied and ClickHouse answers).
-func addHealth(api huma.API, live, ready func(context.Context) error) {
+func registerHealth(api huma.API, live, ready func(context.Context) error) {
 	if live == nil {
 		live = func(context.Context) error { return nil }
 	}
+	h := &healthHandler{live: live, ready: ready}
 	huma.Register(api, huma.Operation{
 		OperationID: "healthz", Method: http.MethodGet, Path: "/healthz", Tags: []string{"Operations"},
 		Summary:     "Liveness: the process answers and can still do its work",
 		Description: "503 STORAGE_UNAVAILABLE when the data store that energyd launched itself stopped and cannot be restarted: restarting energyd is then the remedy. A store that is only slow or briefly down is reported by /readyz, not here.",
 		Errors:      []int{http.StatusServiceUnavailable},
-	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
-		if err := live(ctx); err != nil {
-			slog.ErrorContext(ctx, "not live", "requestId", RequestID(ctx), "error", err)
-			e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "the embedded data store stopped and cannot be restarted; restart the service")
-			e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
-			return nil, e
-		}
-		out := &healthOutput{}
-		out.Body.Status = "ok"
-		return out, nil
-	})
+	}, h.healthz)
 	huma.Register(api, huma.Operation{
 		OperationID: "readyz", Method: http.MethodGet, Path: "/readyz", Tags: []string{"Operations"},
 		Summary:     "Readiness: migrations applied and ClickHouse answers",
 		Description: "503 STORAGE_UNAVAILABLE until the schema is migrated and while ClickHouse does not answer.",
 		Errors:      []int{http.StatusServiceUnavailable},
-	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		if err := ready(pctx); err != nil {
-			// The cause (driver messages with internal addresses) goes to the log, not the client.
-			slog.WarnContext(ctx, "not ready", "requestId", RequestID(ctx), "error", err)
-			e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready: the schema is not migrated yet or the data store does not answer; retry in %s seconds", retryAfterSeconds)
-			e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
-			return nil, e
-		}
-		out := &healthOutput{}
-		out.Body.Status = "ready"
-		return out, nil
-	})
+	}, h.readyz)
+}
+
+func (h *healthHandler) healthz(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+	if err := h.live(ctx); err != nil {
+		slog.ErrorContext(ctx, "not live", "requestId", RequestID(ctx), "error", err)
+		e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "the embedded data store stopped and cannot be restarted; restart the service")
+		e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
+		return nil, e
+	}
+	out := &healthOutput{}
+	out.Body.Status = "ok"
+	return out, nil
+}
+
+func (h *healthHandler) readyz(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := h.ready(pctx); err != nil {
+		// The cause (driver messages with internal addresses) goes to the log, not the client.
+		slog.WarnContext(ctx, "not ready", "requestId", RequestID(ctx), "error", err)
+		e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready: the schema is not migrated yet or the data store does not answer; retry in %s seconds", retryAfterSeconds)
+		e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
+		return nil, e
+	}
+	out := &healthOutput{}
+	out.Body.Status = "ready"
+	return out, nil
 }

@@ -22,9 +22,6 @@ import (
 const (
 	submitPath = "/v2/indexes-collect-jobs"
 	jobsPath   = "/v2/smt-jobs"
-	// uploadOverhead is what a multipart body may hold beyond its archive part (boundaries,
-	// part headers, small fields) before the body itself is refused with 413.
-	uploadOverhead = 1 << 20
 	// maxListPeriod is the widest listing range (decisions §3).
 	maxListPeriod = 30 * 24 * time.Hour
 	// defaultListPeriod is the listing range when beginTs is not given.
@@ -234,11 +231,17 @@ HAL links are absolute and keep the request's filters (page and size always give
 
 **Errors.** page below 0, size outside 1..100, an unknown state, a timestamp not in Timestamp-Z format (2024-05-01T00:00:00Z), or beginTs after endTs: 400 INVALID_PARAMETER. beginTs and endTs more than 30 days apart: 400 PERIOD_TOO_LONG.`
 
-func addJobs(api huma.API, cfg Config) {
-	svc := cfg.Jobs
-	if svc == nil {
+// jobHandler serves archive submission and the jobs (scopes collect and read).
+type jobHandler struct {
+	svc       *ingest.Service
+	publicURL string
+}
+
+func registerJobs(api huma.API, cfg Config) {
+	if cfg.Jobs == nil {
 		return
 	}
+	h := &jobHandler{svc: cfg.Jobs, publicURL: cfg.PublicURL}
 	huma.Register(api, huma.Operation{
 		OperationID: "submit-archive", Method: http.MethodPost, Path: submitPath, Tags: []string{"Collection"},
 		Summary: "Submit an archive", Description: submitDescription,
@@ -252,23 +255,7 @@ func addJobs(api huma.API, cfg Config) {
 		Responses: map[string]*huma.Response{
 			"413": {Description: "The archive file part is larger than 2,500,000 bytes; the response has no body and nothing is stored"},
 		},
-	}, func(ctx context.Context, in *submitInput) (*submitOutput, error) {
-		if in.contentLength > ingest.MaxArchiveBytes+uploadOverhead {
-			return nil, tooLarge()
-		}
-		j, err := svc.Submit(ctx, Caller(ctx).TenantID, in.contentType, in.body)
-		var upload *ingest.UploadError
-		var maxBytes *http.MaxBytesError
-		switch {
-		case errors.Is(err, ingest.ErrArchiveTooLarge), errors.As(err, &maxBytes):
-			return nil, tooLarge()
-		case errors.As(err, &upload):
-			return nil, BadParam("%s", upload.Msg)
-		case err != nil:
-			return nil, err
-		}
-		return &submitOutput{Body: SubmitBody{Links: SelfLinks{Self: Link{Href: jobHref(in.base(cfg.PublicURL), j.ID)}}}}, nil
-	})
+	}, h.submit)
 	if item := api.OpenAPI().Paths[submitPath]; item != nil && item.Post != nil {
 		item.Post.RequestBody.Content["multipart/form-data"].Schema = &huma.Schema{
 			Type:     "object",
@@ -284,96 +271,53 @@ func addJobs(api huma.API, cfg Config) {
 	huma.Register(api, huma.Operation{
 		OperationID: "get-job", Method: http.MethodGet, Path: submitPath + "/{jobId}", Tags: []string{"Collection"},
 		Summary: "Job of an archive, with its detailed report", Description: jobDescription, Security: readers,
-	}, func(ctx context.Context, in *jobInput) (*jobOutput, error) {
-		j, err := svc.Job(ctx, Caller(ctx).TenantID, in.JobID)
-		if errors.Is(err, ingest.ErrJobNotFound) {
-			return nil, Fail(http.StatusNotFound, CodeJobNotFound, "job %q does not exist", in.JobID)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &jobOutput{Body: jobDetail(j, in.base(cfg.PublicURL))}, nil
-	})
-
+	}, h.get)
 	huma.Register(api, huma.Operation{
 		OperationID: "list-jobs", Method: http.MethodGet, Path: jobsPath, Tags: []string{"Collection"},
 		Summary: "List jobs", Description: listDescription, Security: readers,
-	}, func(ctx context.Context, in *listInput) (*listOutput, error) {
-		f, err := listFilter(in, time.Now())
-		if err != nil {
-			return nil, err
-		}
-		jobs, total, err := svc.List(ctx, Caller(ctx).TenantID, f)
-		if err != nil {
-			return nil, err
-		}
-		return &listOutput{Body: jobPage(in, f, jobs, total, in.base(cfg.PublicURL))}, nil
-	})
+	}, h.list)
 }
 
-// tooLarge is the 413 of an oversized archive; limitUpload strips its body.
-func tooLarge() *APIError {
-	return Fail(http.StatusRequestEntityTooLarge, CodeInvalidParameter, "the archive file part is larger than %d bytes", ingest.MaxArchiveBytes)
-}
-
-// limitUpload guards the submission route: the body is bounded while it is read (never
-// buffered unbounded), and a 413 there carries no body (decisions "General").
-func limitUpload(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || strings.TrimRight(r.URL.Path, "/") != submitPath {
-			next.ServeHTTP(w, r)
-			return
-		}
-		// A client trickling its upload does not hold a connection (and a spool file) forever.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
-		body := r.Body
-		r.Body = http.MaxBytesReader(w, body, ingest.MaxArchiveBytes+uploadOverhead)
-		rec := &emptyTooLarge{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		// A client that sends its whole body before reading the answer would see the connection
-		// reset instead of the 413: send the answer, then read (and drop) a bounded rest of the
-		// body. Not when the client waits for "100 Continue": it sends nothing more.
-		if rec.dropping && r.Header.Get("Expect") == "" && r.ContentLength <= drainLimit {
-			if f, ok := w.(http.Flusher); ok {
-				f.Flush()
-			}
-			_, _ = io.CopyN(io.Discard, body, drainLimit)
-		}
-	})
-}
-
-const (
-	// drainLimit bounds what is read of a refused upload's body.
-	drainLimit = 16 << 20
-	// uploadReadTimeout bounds the time to receive a submission's body.
-	uploadReadTimeout = 2 * time.Minute
-)
-
-// emptyTooLarge drops the body and content headers of a 413.
-type emptyTooLarge struct {
-	http.ResponseWriter
-	dropping bool
-}
-
-func (w *emptyTooLarge) WriteHeader(code int) {
-	if code == http.StatusRequestEntityTooLarge {
-		w.dropping = true
-		h := w.Header()
-		h.Del("Content-Type")
-		h.Del("Content-Length")
-		h.Set("Connection", "close")
+func (h *jobHandler) submit(ctx context.Context, in *submitInput) (*submitOutput, error) {
+	if in.contentLength > ingest.MaxArchiveBytes+uploadOverhead {
+		return nil, tooLarge()
 	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *emptyTooLarge) Write(b []byte) (int, error) {
-	if w.dropping {
-		return len(b), nil
+	j, err := h.svc.Submit(ctx, Caller(ctx).TenantID, in.contentType, in.body)
+	var upload *ingest.UploadError
+	var maxBytes *http.MaxBytesError
+	switch {
+	case errors.Is(err, ingest.ErrArchiveTooLarge), errors.As(err, &maxBytes):
+		return nil, tooLarge()
+	case errors.As(err, &upload):
+		return nil, BadParam("%s", upload.Msg)
+	case err != nil:
+		return nil, err
 	}
-	return w.ResponseWriter.Write(b)
+	return &submitOutput{Body: SubmitBody{Links: SelfLinks{Self: Link{Href: jobHref(in.base(h.publicURL), j.ID)}}}}, nil
 }
 
-func (w *emptyTooLarge) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (h *jobHandler) get(ctx context.Context, in *jobInput) (*jobOutput, error) {
+	j, err := h.svc.Job(ctx, Caller(ctx).TenantID, in.JobID)
+	if errors.Is(err, ingest.ErrJobNotFound) {
+		return nil, Fail(http.StatusNotFound, CodeJobNotFound, "job %q does not exist", in.JobID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &jobOutput{Body: jobDetail(j, in.base(h.publicURL))}, nil
+}
+
+func (h *jobHandler) list(ctx context.Context, in *listInput) (*listOutput, error) {
+	f, err := listFilter(in, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	jobs, total, err := h.svc.List(ctx, Caller(ctx).TenantID, f)
+	if err != nil {
+		return nil, err
+	}
+	return &listOutput{Body: jobPage(in, f, jobs, total, in.base(h.publicURL))}, nil
+}
 
 func jobHref(base, id string) string { return base + submitPath + "/" + id }
 

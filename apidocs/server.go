@@ -61,7 +61,7 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	})
 	router.Handle("/metrics", promhttp.Handler())
 	addDocs(router)
-	addHealth(api, cfg.Live, cfg.Ready)
+	registerHealth(api, cfg.Live, cfg.Ready)
 	return router, api
 }
 
@@ -80,12 +80,15 @@ func allowedMethods(router chi.Router, path string) []string {
 func NewMain(cfg Config) (http.Handler, huma.API) {
 	router, api := newAPI("main", "Energy data service",
 		"Collects smart-meter archives and answers consumption, comparison, heating, weather and target questions.", cfg)
-	addAdmin(api, cfg.Registry)
-	addWeather(api, cfg.Registry)
+	registerSites(api, cfg.Registry)
+	registerTariffs(api, cfg.Registry)
+	registerStations(api, cfg.Registry)
+	registerSiteWeather(api, cfg.Registry)
+	registerObservations(api, cfg.Registry)
 	registerHeatingSchedule(api, cfg.Registry)
-	addComparison(api, cfg.Registry)
-	addConsumption(api, cfg.Registry, cfg.Consumptions)
-	addJobs(api, cfg)
+	registerComparison(api, cfg.Registry)
+	registerConsumption(api, cfg.Registry, cfg.Consumptions)
+	registerJobs(api, cfg)
 	return limitUpload(router), api
 }
 

@@ -1,0 +1,78 @@
+package apidocs
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"energy/schema/registry"
+)
+
+// SiteBody is a site as sent to and returned by PUT/GET /v2/sites/{siteId}.
+type SiteBody struct {
+	SiteID           string `json:"siteId,omitempty" doc:"Site id; when given it must equal the path's" example:"SITE-1"`
+	SiteCustomerID   string `json:"siteCustomerId,omitempty" doc:"Marketer's site identifier (unique with personCustomerId within the tenant)" example:"C-1"`
+	PersonCustomerID string `json:"personCustomerId,omitempty" doc:"Marketer's person identifier" example:"P-1"`
+	Timezone         string `json:"timezone,omitempty" doc:"IANA time zone of the site; default Europe/Paris" example:"Europe/Paris"`
+	WeatherStationID string `json:"weatherStationId,omitempty" doc:"Weather station serving the site (must exist)" example:"07149"`
+	TariffID         string `json:"tariffId,omitempty" doc:"Electricity tariff (contract) of the site (must exist, option BASE, HPHC or TEMPO); without one, consumptions carry no cost" example:"HPHC-2024"`
+	GasTariffID      string `json:"gasTariffId,omitempty" doc:"Gas tariff of the site (must exist, option GAS): prices gas consumptions and gas heating budgets" example:"GAS-2024"`
+	HeatingFluid     string `json:"heatingFluid,omitempty" enum:"GAS,ELEC,NONE" doc:"Heating fluid; default NONE" example:"GAS"`
+}
+
+type siteOutput struct {
+	Body SiteBody
+}
+
+type SiteIDParam struct {
+	SiteID string `path:"siteId" doc:"Site identifier" example:"SITE-1"`
+}
+
+type putSiteInput struct {
+	SiteIDParam
+	Body SiteBody
+}
+
+// siteHandler serves the site resource (scope admin; reads also with read).
+type siteHandler struct{ reg *registry.Store }
+
+func registerSites(api huma.API, reg *registry.Store) {
+	h := &siteHandler{reg: reg}
+	huma.Register(api, huma.Operation{
+		OperationID: "put-site", Method: http.MethodPut, Path: "/v2/sites/{siteId}", Tags: []string{"Admin"},
+		Summary: "Create or replace a site", Security: requireScopes(registry.ScopeAdmin),
+		Description: "Every field is optional; timezone defaults to Europe/Paris and heatingFluid to NONE. A tariffId or weatherStationId that does not exist is rejected with 400 naming it.",
+	}, h.put)
+	huma.Register(api, huma.Operation{
+		OperationID: "get-site", Method: http.MethodGet, Path: "/v2/sites/{siteId}", Tags: []string{"Admin"},
+		Summary: "Read a site", Security: requireScopes(registry.ScopeAdmin, registry.ScopeRead),
+	}, h.get)
+}
+
+func (h *siteHandler) put(ctx context.Context, in *putSiteInput) (*siteOutput, error) {
+	if err := pathID("siteId", in.SiteID, in.Body.SiteID); err != nil {
+		return nil, err
+	}
+	b := in.Body
+	s := registry.Site{TenantID: Caller(ctx).TenantID, SiteID: in.SiteID, SiteCustomerID: b.SiteCustomerID, PersonCustomerID: b.PersonCustomerID,
+		Timezone: b.Timezone, WeatherStationID: b.WeatherStationID, TariffID: b.TariffID, GasTariffID: b.GasTariffID, HeatingFluid: b.HeatingFluid}
+	if err := h.reg.PutSite(ctx, s); err != nil {
+		return nil, err
+	}
+	s.Normalize()
+	return &siteOutput{Body: siteBody(s)}, nil
+}
+
+func (h *siteHandler) get(ctx context.Context, in *SiteIDParam) (*siteOutput, error) {
+	s, err := site(ctx, h.reg, in.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	return &siteOutput{Body: siteBody(s)}, nil
+}
+
+func siteBody(s registry.Site) SiteBody {
+	return SiteBody{SiteID: s.SiteID, SiteCustomerID: s.SiteCustomerID, PersonCustomerID: s.PersonCustomerID, Timezone: s.Timezone,
+		WeatherStationID: s.WeatherStationID, TariffID: s.TariffID, GasTariffID: s.GasTariffID, HeatingFluid: s.HeatingFluid}
+}

@@ -1,0 +1,82 @@
+package apidocs
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"energy/schema/registry"
+)
+
+// TariffBody is a tariff as sent to and returned by PUT/GET /v2/tariffs/{tariffId}.
+type TariffBody struct {
+	TariffID          string                          `json:"tariffId,omitempty" doc:"Tariff id; when given it must equal the path's" example:"HPHC-2024"`
+	Option            string                          `json:"option" enum:"BASE,HPHC,TEMPO,GAS" doc:"Tariff option; GAS is a gas contract whose only heading is BASE" example:"HPHC"`
+	DialHeadings      map[string]string               `json:"dialHeadings,omitempty" doc:"Meter dial number to tariff heading; required but for GAS (gas indexes have no dials)" example:"{\"1\":\"HC\",\"2\":\"HP\"}"`
+	HeadingGroups     map[string]string               `json:"headingGroups,omitempty" doc:"Tariff heading to heading group (default: the heading itself)"`
+	TimeOfUse         []registry.TimeOfUse            `json:"timeOfUse,omitempty" doc:"Local time ranges splitting load-curve energy into headings; time not covered goes to defaultHeading"`
+	DefaultHeading    string                          `json:"defaultHeading,omitempty" doc:"Heading of time not covered by timeOfUse"`
+	Prices            []registry.PricePeriod          `json:"prices" doc:"EUR/kWh by heading, each period valid from its local date until the next one"`
+	StandingCharges   []registry.StandingChargePeriod `json:"standingCharges,omitempty" doc:"Yearly standing charge in EUR by component, each period valid from its local date until the next one"`
+	CarbonCoefficient *float64                        `json:"carbonCoefficient,omitempty" doc:"kgCO2e per kWh; default: the service's coefficient"`
+}
+
+type tariffOutput struct {
+	Body TariffBody
+}
+
+type TariffIDParam struct {
+	TariffID string `path:"tariffId" doc:"Tariff identifier" example:"HPHC-2024"`
+}
+
+type putTariffInput struct {
+	TariffIDParam
+	Body TariffBody
+}
+
+// tariffHandler serves the tariff resource (scope admin).
+type tariffHandler struct{ reg *registry.Store }
+
+func registerTariffs(api huma.API, reg *registry.Store) {
+	h := &tariffHandler{reg: reg}
+	admin := requireScopes(registry.ScopeAdmin)
+	huma.Register(api, huma.Operation{
+		OperationID: "put-tariff", Method: http.MethodPut, Path: "/v2/tariffs/{tariffId}", Tags: []string{"Admin"},
+		Summary: "Create or replace a tariff", Security: admin,
+		Description: "Dates are local dates of the site; a period runs until the next validFrom. Prices in EUR/kWh, standing charges in EUR/year.",
+	}, h.put)
+	huma.Register(api, huma.Operation{
+		OperationID: "get-tariff", Method: http.MethodGet, Path: "/v2/tariffs/{tariffId}", Tags: []string{"Admin"},
+		Summary: "Read a tariff", Security: admin,
+	}, h.get)
+}
+
+func (h *tariffHandler) put(ctx context.Context, in *putTariffInput) (*tariffOutput, error) {
+	if err := pathID("tariffId", in.TariffID, in.Body.TariffID); err != nil {
+		return nil, err
+	}
+	b := in.Body
+	t := registry.Tariff{TenantID: Caller(ctx).TenantID, TariffID: in.TariffID, Option: b.Option, DialHeadings: b.DialHeadings,
+		HeadingGroups: b.HeadingGroups, TimeOfUse: b.TimeOfUse, DefaultHeading: b.DefaultHeading, Prices: b.Prices,
+		StandingCharges: b.StandingCharges, CarbonCoefficient: b.CarbonCoefficient}
+	if err := h.reg.PutTariff(ctx, t); err != nil {
+		return nil, err
+	}
+	t.Normalize()
+	return &tariffOutput{Body: tariffBody(t)}, nil
+}
+
+func (h *tariffHandler) get(ctx context.Context, in *TariffIDParam) (*tariffOutput, error) {
+	t, err := h.reg.Tariff(ctx, Caller(ctx).TenantID, in.TariffID)
+	if err != nil {
+		return nil, notFound(err, "tariff", in.TariffID)
+	}
+	return &tariffOutput{Body: tariffBody(t)}, nil
+}
+
+func tariffBody(t registry.Tariff) TariffBody {
+	return TariffBody{TariffID: t.TariffID, Option: t.Option, DialHeadings: t.DialHeadings, HeadingGroups: t.HeadingGroups,
+		TimeOfUse: t.TimeOfUse, DefaultHeading: t.DefaultHeading, Prices: t.Prices, StandingCharges: t.StandingCharges,
+		CarbonCoefficient: t.CarbonCoefficient}
+}
