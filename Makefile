@@ -19,6 +19,13 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
+# Lints both committed OpenAPI descriptions with Redocly's recommended rules (accepted findings,
+# each with its reason, in .redocly.lint-ignore.yaml); needs npx (Debian package npm).
+REDOCLY ?= @redocly/cli@2.77.0
+.PHONY: lint-openapi
+lint-openapi:
+	npx --yes $(REDOCLY) lint apidocs/openapi.yaml apidocs/openapi-advice.yaml
+
 # Regenerates the committed OpenAPI descriptions from the code.
 openapi:
 	$(GO) test ./apidocs -run '^TestOpenAPI' -count=1 -update

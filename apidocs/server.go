@@ -39,6 +39,13 @@ type Config struct {
 	Jobs *ingest.Service
 }
 
+// serverDescription says where each listener answers; the description's server is relative:
+// the listener that serves the document.
+var serverDescription = map[string]string{
+	"main":   "the main API, where this document is served (energyd --listen, default :8080)",
+	"advice": "the recommendation API, where this document is served (energyd --advice-listen, default :8081)",
+}
+
 // newAPI builds a chi router with the shared middleware and a Huma API on it.
 func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.API) {
 	router := chi.NewRouter()
@@ -50,6 +57,9 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		bearerScheme: {Type: "http", Scheme: "bearer", Description: "Opaque token created with `energyctl token create`; scopes: collect, read, targets, advices, admin (implies all)."},
 	}
+	hc.Servers = []*huma.Server{{URL: "/", Description: serverDescription[listener]}}
+	hc.Info.License = &huma.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}
+	hc.OnAddOperation = append(hc.OnAddOperation, documentErrors)
 	api := humachi.New(router, hc)
 	api.UseMiddleware(authenticate(api, cfg.Registry))
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
