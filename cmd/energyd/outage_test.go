@@ -147,7 +147,9 @@ func TestStalledStoreAnswers503WithinTheDeadline(t *testing.T) {
 // submitted during the outage is accepted and its job ends DONE with exactly its rows.
 func TestKilledStoreIsRestartedAndJobsFinish(t *testing.T) {
 	e := startEmbedded(t)
-	// The client has used its token before (energyd keeps verified tokens in memory).
+	// The client has used its token before (energyd keeps verified tokens in memory for 5 s),
+	// after energyd's token watcher saw the token's creation (which empties that memory).
+	time.Sleep(time.Second)
 	if resp, b := e.do(t, http.MethodGet, "/v2/smt-jobs", "", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("before the kill: %d %s", resp.StatusCode, b)
 	}
@@ -161,7 +163,7 @@ func TestKilledStoreIsRestartedAndJobsFinish(t *testing.T) {
 	contentType, body := archiveForm(t, "indexes.json", file)
 	resp, b := e.do(t, http.MethodPost, "/v2/indexes-collect-jobs", contentType, body)
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("submission during the outage: %d %s", resp.StatusCode, b)
+		t.Fatalf("submission during the outage: %d %s\nenergyd log:\n%s", resp.StatusCode, b, e.drainLog())
 	}
 	var link struct {
 		Links struct{ Self struct{ Href string } } `json:"_links"`
@@ -208,6 +210,19 @@ func TestKilledStoreIsRestartedAndJobsFinish(t *testing.T) {
 	}
 	if resp, b := e.do(t, http.MethodGet, "/healthz", "", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("/healthz after a restart: %d %s", resp.StatusCode, b)
+	}
+}
+
+// drainLog returns the energyd log lines not read yet.
+func (e *embedded) drainLog() string {
+	var out []string
+	for {
+		select {
+		case l := <-e.lines:
+			out = append(out, l)
+		default:
+			return strings.Join(out, "\n")
+		}
 	}
 }
 
