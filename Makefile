@@ -30,6 +30,12 @@ lint-openapi:
 openapi:
 	$(GO) test ./apidocs -run '^TestOpenAPI' -count=1 -update
 
+# Rewrites the golden consumption answers (query/consumption/testdata/answers) from the code:
+# only when an answer is meant to change; review the diff before committing.
+.PHONY: golden
+golden:
+	$(GO) test ./query/consumption -run '^TestAnswersUnchangedOnBenchData$$' -count=1 -update
+
 # Installs what is missing, starts energyd with its embedded ClickHouse under ./var and creates
 # a demo tenant, token, tariff, station and site (see scripts/run.sh).
 run:
