@@ -27,6 +27,8 @@ type config struct {
 	CacheEntries      int
 	CacheMB           int
 	CarbonCoefficient float64
+	// MemoryHeadroomMB is added to CacheMB for the Go collector's soft memory limit.
+	MemoryHeadroomMB int
 	// Bounds of every ClickHouse call: reads, inserts and other writes, migration statements.
 	StoreTimeouts schema.Timeouts
 }
@@ -54,6 +56,8 @@ func loadConfig(args []string) (config, error) {
 	str(&cacheEntries, "cache-entries", "ENERGY_CACHE_ENTRIES", "10000", "most consumption answers kept in the result cache; 0 disables it")
 	str(&cacheMB, "cache-mb", "ENERGY_CACHE_MB", "256", "approximate memory bound of the consumption result cache, MiB")
 	str(&carbon, "carbon-coefficient", "ENERGY_CARBON_COEFFICIENT", "0.052", "kgCO2e/kWh of sites whose tariff has none (default: ADEME Base Empreinte, French average mix)")
+	var headroom string
+	str(&headroom, "memory-headroom-mb", "ENERGY_MEMORY_HEADROOM_MB", "128", "MiB beyond --cache-mb in the Go soft memory limit (GOMEMLIMIT, when set, wins)")
 	var queryTimeout, insertTimeout, migrationTimeout string
 	str(&queryTimeout, "query-timeout", "ENERGY_QUERY_TIMEOUT", "10s", "longest wait for one ClickHouse read; a stalled store answers 503 within it")
 	str(&insertTimeout, "insert-timeout", "ENERGY_INSERT_TIMEOUT", "1m", "longest wait for one ClickHouse insert or other write (a failed job insert is retried later)")
@@ -90,6 +94,9 @@ func loadConfig(args []string) (config, error) {
 	}
 	if _, err := fmt.Sscan(cacheMB, &c.CacheMB); err != nil || c.CacheMB < 1 {
 		return c, fmt.Errorf("--cache-mb: %q is not a number ≥ 1", cacheMB)
+	}
+	if _, err := fmt.Sscan(headroom, &c.MemoryHeadroomMB); err != nil || c.MemoryHeadroomMB < 16 {
+		return c, fmt.Errorf("--memory-headroom-mb: %q is not a number ≥ 16", headroom)
 	}
 	if _, err := fmt.Sscan(carbon, &c.CarbonCoefficient); err != nil || c.CarbonCoefficient < 0 || c.CarbonCoefficient > 10 {
 		return c, fmt.Errorf("--carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", carbon)

@@ -45,6 +45,8 @@ func run() error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 
+	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, log)
+
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
@@ -89,10 +91,10 @@ func run() error {
 	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Jobs: jobs, Logger: log}
 	mainHandler, _ := apidocs.NewMain(apiCfg)
 
-	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second}}
+	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}}
 	if cfg.AdviceListen != "" {
 		adviceHandler, _ := apidocs.NewAdvice(apiCfg)
-		servers = append(servers, &http.Server{Addr: cfg.AdviceListen, Handler: adviceHandler, ReadHeaderTimeout: 10 * time.Second})
+		servers = append(servers, &http.Server{Addr: cfg.AdviceListen, Handler: adviceHandler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes})
 	}
 	errc := make(chan error, len(servers))
 	for _, s := range servers {
@@ -134,6 +136,10 @@ func run() error {
 	}
 	return nil
 }
+
+// maxHeaderBytes bounds a request's header block (Go's default is 1 MiB): larger ones are
+// answered 431 Request Header Fields Too Large by the HTTP server before any handler runs.
+const maxHeaderBytes = 64 << 10
 
 // tokenWatchInterval bounds how long a token revoked by another process (energyctl) keeps
 // working here.

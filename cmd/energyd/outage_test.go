@@ -115,6 +115,15 @@ func TestStalledStoreAnswers503WithinTheDeadline(t *testing.T) {
 	if resp, b := e.do(t, http.MethodGet, jobs, "", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("before the stall: %d %s", resp.StatusCode, b)
 	}
+	// Oversized headers are refused before anything else (431), normal ones served.
+	req, _ := http.NewRequest(http.MethodGet, "http://"+e.addr+"/healthz", nil)
+	req.Header.Set("X-Padding", strings.Repeat("a", 100<<10))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("100 KiB of headers: %v %v, want 431", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
 	pid := e.storePID(t)
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
