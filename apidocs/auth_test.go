@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestAuthMatrixOnAdminEndpoint walks decisions "Authentication and tenancy" on PUT
+// TestAuthMatrixOnAdminEndpoint walks the auth rules (apidocs/README.md, "Authentication and tenancy") on PUT
 // /v2/sites/{siteId}: 401 for every bad header or token, 403 for a missing scope, 404 for
 // another tenant's site, and success for a valid token whatever the case of "Bearer".
 func TestAuthMatrixOnAdminEndpoint(t *testing.T) {
@@ -88,7 +88,7 @@ func TestAuthMatrixOnAdminEndpoint(t *testing.T) {
 	}
 }
 
-// TestPublicEndpointsNeedNoToken checks the endpoints decisions lists as open.
+// TestPublicEndpointsNeedNoToken checks the endpoints open without a token (apidocs/README.md, "Authentication and tenancy").
 func TestPublicEndpointsNeedNoToken(t *testing.T) {
 	h := newHarness(t)
 	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/openapi.json", "/openapi.yaml", "/docs"} {

@@ -248,7 +248,7 @@ const consumptionDescription = `Electricity consumption of the site over [startT
 
 **Caching.** Answers are cached per site and request and invalidated by every ingest touching the site (response header X-Cache: HIT or MISS).`
 
-// ConsumptionService answers endpoint 4 with JSON bytes: *consumption.Cached, the
+// ConsumptionService answers the electricity consumption with JSON bytes: *consumption.Cached, the
 // engine behind its result cache.
 type ConsumptionService interface {
 	JSON(ctx context.Context, tenantID, siteID, request string, resolve consumption.Resolve) (body []byte, hit bool, err error)

@@ -17,7 +17,7 @@ import (
 	"energy/schema/registry"
 )
 
-// Error codes of the contract (decisions "General").
+// Error codes of the API (apidocs/README.md, "Errors").
 const (
 	CodeInvalidParameter   = "INVALID_PARAMETER"
 	CodePeriodTooLong      = "PERIOD_TOO_LONG"

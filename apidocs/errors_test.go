@@ -16,7 +16,7 @@ import (
 	"energy/schema/registry"
 )
 
-// Each error class of decisions "General" answers its status, its errorCode and a description
+// Each error class (apidocs/README.md, "Errors") answers its status, its errorCode and a description
 // that names what is wrong, as application/json, with an X-Request-Id.
 
 func TestValidationIs400NamingTheField(t *testing.T) {

@@ -17,12 +17,12 @@ import (
 	"energy/schema/registry"
 )
 
-// Archive collection: endpoints 1 (submit), 2 (job detail) and 3 (job listing).
+// Archive collection: submission, job detail and job listing.
 
 const (
 	submitPath = "/v2/indexes-collect-jobs"
 	jobsPath   = "/v2/smt-jobs"
-	// maxListPeriod is the widest listing range (decisions §3).
+	// maxListPeriod is the widest listing range (apidocs/README.md, "Jobs").
 	maxListPeriod = 30 * 24 * time.Hour
 	// defaultListPeriod is the listing range when beginTs is not given.
 	defaultListPeriod = 7 * 24 * time.Hour

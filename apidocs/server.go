@@ -33,9 +33,9 @@ type Config struct {
 	PublicURL string
 	// Logger receives the access log and error details; nil means slog.Default().
 	Logger *slog.Logger
-	// Consumptions answers endpoint 4 (the engine behind its result cache); nil: defaults.
+	// Consumptions answers the electricity consumption (the engine behind its result cache); nil: defaults.
 	Consumptions ConsumptionService
-	// Jobs is the archive intake (endpoints 1-3); nil: those endpoints are not served.
+	// Jobs is the archive intake (submission and jobs); nil: those endpoints are not served.
 	Jobs *ingest.Service
 }
 

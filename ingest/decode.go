@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Per-file record limits (interface.md "Limits"). Max powers count with the indexes: every
+// Per-file record limits (apidocs/README.md, "Archives"). Max powers count with the indexes: every
 // record that is not a load curve counts towards MaxIndexesPerFile.
 const (
 	MaxIndexesPerFile    = 10000

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Field formats of archive records (interface.md "Shared formats"), parsed strictly.
+// Field formats of archive records (apidocs/README.md, "Archives"), parsed strictly.
 
 // Times must fit the storage columns (ClickHouse DateTime is seconds since 1970 in a UInt32,
 // Date a UInt16 of days): earlier or later values would wrap silently, so they are refused.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Job states (decisions "Jobs"): SUBMITTED → IN_PROGRESS → DONE | ERROR | TIMEOUT, and
+// Job states (apidocs/README.md, "Jobs"): SUBMITTED → IN_PROGRESS → DONE | ERROR | TIMEOUT, and
 // SUBMITTED → TIMEOUT when a job waits past the deadline.
 const (
 	StateSubmitted  = "SUBMITTED"

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// Validation of the four record kinds of interface.md "Archive file content". Each validator
+// Validation of the four record kinds of an archive file (apidocs/README.md, "Archives"). Each validator
 // reads one element, collects every problem it finds (not only the first, at most 50) and
 // returns the element's rows only when there is none.
 //

@@ -15,7 +15,7 @@ import (
 	"energy/schema"
 )
 
-// MaxArchiveBytes is the largest archive file part accepted (decisions §1): one byte more is a 413.
+// MaxArchiveBytes is the largest archive file part accepted (apidocs/README.md, "Archives"): one byte more is a 413.
 const MaxArchiveBytes = 2_500_000
 
 // ArchivePart is the name of the multipart part that carries the archive.

@@ -13,7 +13,7 @@ import (
 // one content type per archive (the spec's recommendation), at most 5 files per archive, at
 // most 10,000 indexes or 1,500 load curves per file and at most 2,500,000 bytes per archive.
 
-// Collection limits (interface "Limits", decisions §1).
+// Collection limits (apidocs/README.md, "Archives").
 const (
 	maxFilesPerArchive = 5
 	maxIndexesPerFile  = 10_000

@@ -337,7 +337,7 @@ func (c *apiClient) submit(ctx context.Context, src archiveSource) (string, erro
 	return out.Links.Self.Href, nil
 }
 
-// jobView is the job detail resource (decisions "Jobs").
+// jobView is the job detail resource (apidocs/README.md, "Jobs").
 type jobView struct {
 	ID          string `json:"id"`
 	Archive     string `json:"archive"`

@@ -11,7 +11,7 @@ import (
 )
 
 // config is energyd's configuration: each flag has an ENERGY_* environment fallback
-// (decisions "Running"; names and defaults are fixed, scripts depend on them).
+// (apidocs/README.md, "Services"; names and defaults are fixed, scripts depend on them).
 type config struct {
 	Listen          string
 	AdviceListen    string
@@ -23,7 +23,7 @@ type config struct {
 	JobDeadline     time.Duration
 	Workers         int
 	LogLevel        string
-	// Consumption result cache and carbon default (endpoint 4).
+	// Consumption result cache and carbon default of the consumption answers.
 	CacheEntries      int
 	CacheMB           int
 	CarbonCoefficient float64

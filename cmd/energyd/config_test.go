@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The names and defaults of decisions "Running" are fixed: scripts and clients depend on them.
+// The names and defaults of the flags (apidocs/README.md, "Services") are fixed: scripts and clients depend on them.
 func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	for _, env := range []string{"ENERGY_LISTEN", "ENERGY_ADVICE_LISTEN", "ENERGY_DATA_DIR", "ENERGY_CLICKHOUSE_DSN",
 		"ENERGY_CLICKHOUSE_CLUSTER", "ENERGY_PUBLIC_URL", "ENERGY_PGP_KEY_FILES", "ENERGY_JOB_DEADLINE", "ENERGY_WORKERS", "ENERGY_LOG_LEVEL"} {

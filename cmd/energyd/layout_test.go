@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestImportsFlowOneWay enforces architecture.md's layout in production code:
+// TestImportsFlowOneWay enforces the layout of the README's "Layout" section in production code:
 // cmd → apidocs → {ingest, query} → schema; ingest and query never import each other, and
 // nothing below cmd imports apidocs or cmd.
 func TestImportsFlowOneWay(t *testing.T) {

@@ -15,11 +15,12 @@ import (
 	"energy/schema/registry"
 )
 
-// Engine is the electricity consumption engine (endpoint 4). Per request it reads the
+// Engine is the electricity consumption engine (GET .../fluids/elec/consumptions). Per request it reads the
 // site's tariff, the winning index readings (resolved in SQL) and, when needed, the load curve,
 // concurrently; everything else (steps, interpolation, strategies, cost) is done in Go.
 //
-// Rules, from decisions §4 and "Precisions", with the choices where they are silent:
+// Rules (apidocs/README.md, "Consumption", and the endpoint's OpenAPI description), with the
+// choices made where those are silent:
 //
 //   - Readings: per (pod, ts, indexBeforeChange) the winning record is chosen in SQL (resolve.go):
 //     category filter, latest generationTs per nature family (an _INVALID twin of the same

@@ -3,7 +3,7 @@ package consumption
 import "time"
 
 // Request is a validated request for the electricity consumption of one site
-// (endpoint 4). The HTTP layer parses and checks it; the engine trusts it.
+// (GET .../fluids/elec/consumptions). The HTTP layer parses and checks it; the engine trusts it.
 type Request struct {
 	Start, End                                                                        time.Time // absolute instants; End excluded
 	StepUnit                                                                          string    // "" (one step: the whole period), YEARS, MONTHS, DAYS, HOURS, MINUTES
@@ -22,7 +22,7 @@ const (
 	StrategySurroundingEstimated = "SURROUNDING_ESTIMATED" // the default
 )
 
-// Index categories (decisions §4 maps natures to them; the others match no stored nature).
+// Index categories (readings' natures map to them, see resolve.go; the others match no stored nature).
 var IndexCategories = []string{"RTM", "SUPPLIER", "SMART_METER", "LEGACY_METER", "SENSOR", "STEREO", "SELF_METER_READING", "ESTIMATED"}
 
 // Data sources.

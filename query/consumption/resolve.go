@@ -10,7 +10,7 @@ import (
 	"energy/schema"
 )
 
-// Nature families of index readings, in priority order (decisions §4): distributor >
+// Nature families of index readings, in priority order (apidocs/README.md, "Consumption"): distributor >
 // DTN_CUSTOMER_ACK > MKT_CUSTOMER > MKT_ESTIMATION. Each nature has an _INVALID twin; the two
 // form a family.
 var natureFamilies = []struct {
@@ -88,7 +88,7 @@ var familyOf = func() map[string]int {
 	return m
 }()
 
-// resolveRecords chooses the winning readings among raw records (decisions §4), at each
+// resolveRecords chooses the winning readings among raw records (apidocs/README.md, "Consumption"), at each
 // (pod, ts, indexBeforeChange):
 //
 //  1. per family and dial: the record of highest rank (on a tie of rank, the higher value);

@@ -129,7 +129,7 @@ func sameWallClock(a, b time.Time) bool {
 		a.Second() == b.Second() && a.Nanosecond() == b.Nanosecond()
 }
 
-// FormatStep writes the step as ISO 8601 per decisions "Precisions": P1D, P2M, P1Y, PT30M, PT1H;
+// FormatStep writes the step as ISO 8601 (the step rules of apidocs/README.md, "Consumption"): P1D, P2M, P1Y, PT30M, PT1H;
 // zero parts omitted; without unit, calendar units when the period is a whole number of them
 // (P3D, P1M, P1Y) else PTnHnMnS.
 //
