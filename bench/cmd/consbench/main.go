@@ -84,6 +84,10 @@ func main() {
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 
+// benchTimeouts bound the benchmark's own ClickHouse calls: loading and scanning the whole data
+// set on a busy machine takes far longer than the service's per-call defaults allow.
+var benchTimeouts = schema.Timeouts{Read: 10 * time.Minute, Write: 10 * time.Minute, Migrate: 10 * time.Minute}
+
 // dataSet is the benchmark's ClickHouse with the data set loaded.
 type dataSet struct {
 	dsn string
@@ -115,7 +119,7 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 		closers = append(closers, func() { _ = srv.Stop() })
 		dsn = srv.DSN("bench")
 	}
-	db, err := schema.Open(ctx, dsn, "")
+	db, err := schema.OpenWithTimeouts(ctx, dsn, "", benchTimeouts)
 	if err != nil {
 		return nil, nil, err
 	}
