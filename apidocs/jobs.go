@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -321,18 +320,13 @@ func (h *jobHandler) list(ctx context.Context, in *listInput) (*listOutput, erro
 
 func jobHref(base, id string) string { return base + submitPath + "/" + id }
 
-// timestampZ is the Timestamp-Z format: full-date 'T' partial-time 'Z' (fraction optional).
-var timestampZ = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$`)
-
+// parseTimestampZ reads a Timestamp-Z query parameter with the archive records' parser.
 func parseTimestampZ(name, v string) (time.Time, error) {
-	if !timestampZ.MatchString(v) {
-		return time.Time{}, BadParam("query parameter %s: %q is not a Timestamp-Z (for example 2024-05-01T00:00:00Z)", name, v)
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := ingest.ParseTimestampZ(v)
 	if err != nil {
-		return time.Time{}, BadParam("query parameter %s: %q is not a valid date and time", name, v)
+		return time.Time{}, BadParam("query parameter %s: %q %s", name, v, err)
 	}
-	return t.UTC(), nil
+	return t, nil
 }
 
 // listFilter checks the listing range: beginTs ≤ endTs, at most 30 days apart.
@@ -360,7 +354,7 @@ func listFilter(in *listInput, now time.Time) (ingest.ListFilter, error) {
 	return f, nil
 }
 
-func formatTS(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+func formatTS(t time.Time) string { return ingest.FormatTimestampZ(t) }
 
 func errorBody(e *ingest.ErrorInfo) *JobErrorBody {
 	if e == nil {

@@ -27,6 +27,19 @@ var (
 	errStep         = errors.New("must be an ISO 8601 duration of whole seconds, more than zero and at most one day, such as PT30M, PT10M, PT1H or P1D")
 )
 
+// LayoutZ is the Timestamp-Z layout for time.Format: UTC, whole seconds, 'Z'.
+const LayoutZ = "2006-01-02T15:04:05Z"
+
+// FormatTimestampZ writes t as a Timestamp-Z (UTC, whole seconds).
+func FormatTimestampZ(t time.Time) string { return t.UTC().Format(LayoutZ) }
+
+// LayoutOffset is the Timestamp-offset layout for time.Format: the time's own ±hh:mm offset.
+const LayoutOffset = "2006-01-02T15:04:05-07:00"
+
+// ParseTimestampZ reads a Timestamp-Z (fraction of a second optional) as archive records and
+// the job listing take it; its error says what format is expected.
+func ParseTimestampZ(s string) (time.Time, error) { return parseTimestampZ([]byte(s)) }
+
 // The parsers below read the fixed formats digit by digit (time.Parse costs a third of a
 // load-curve file's decoding); FuzzTimeFormats checks that they answer as time.Parse does.
 

@@ -10,9 +10,11 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"energy/ingest"
 )
 
-// The two largest archives the limits allow (interface "Limits"): 5 files of 10,000 smart
+// The two largest archives the limits allow (apidocs/README.md, "Archives"): 5 files of 10,000 smart
 // indexes, and 5 files of 1,500 load curves of 48 points; plus the same rows as the service
 // stores them, as JSONEachRow for clickhouse-client.
 
@@ -83,8 +85,8 @@ type point struct {
 }
 
 const (
-	layoutZ      = "2006-01-02T15:04:05Z"
-	layoutOffset = "2006-01-02T15:04:05-07:00"
+	layoutZ      = ingest.LayoutZ
+	layoutOffset = ingest.LayoutOffset
 	layoutRow    = "2006-01-02 15:04:05" // DateTime as JSONEachRow text, UTC
 )
 

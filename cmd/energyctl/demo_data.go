@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"energy/ingest"
 )
 
 // This file generates, without any I/O, deterministic years of readings for demo sites: a
@@ -320,8 +322,8 @@ func bump(h, c, s float64) float64 {
 
 // Record timestamps: readings are at local midnight, written as Timestamp-Z; load-curve
 // points and generation times as Timestamp-offset.
-func tsZ(t time.Time) string      { return t.UTC().Format("2006-01-02T15:04:05Z") }
-func tsOffset(t time.Time) string { return t.Format("2006-01-02T15:04:05-07:00") }
+func tsZ(t time.Time) string      { return ingest.FormatTimestampZ(t) }
+func tsOffset(t time.Time) string { return t.Format(ingest.LayoutOffset) }
 
 // smartIndexes are the daily dial indexes at local midnight from January 1st to the next
 // January 1st, consistent with the curve: index(day k+1) − index(day k) = curve energy of day k.
