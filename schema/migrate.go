@@ -106,10 +106,27 @@ func Render(m Migration, database, cluster string) ([]string, error) {
 	var stmts []string
 	for _, s := range strings.Split(buf.String(), ";\n") {
 		if s = strings.TrimSpace(stripComments(s)); s != "" {
-			stmts = append(stmts, strings.TrimSuffix(s, ";"))
+			stmts = append(stmts, alterOnOneReplica(strings.TrimSuffix(s, ";"), database, cluster))
 		}
 	}
 	return stmts, nil
+}
+
+// alterOnOneReplica drops ON CLUSTER from an ALTER of a table replicated on every node: its
+// replicas share one ZooKeeper path, so the ALTER run on one node reaches all of them. Sent
+// ON CLUSTER it would run once per shard on replicas of the same table, and two such ALTERs
+// racing on ClickHouse 18.16 can block the cluster's DDL queue.
+func alterOnOneReplica(stmt, database, cluster string) string {
+	if cluster == "" || !strings.HasPrefix(stmt, "ALTER TABLE ") {
+		return stmt
+	}
+	prefix := "ALTER TABLE " + quoteIdent(database) + "."
+	name, rest, ok := strings.Cut(strings.TrimPrefix(stmt, prefix), " ")
+	onCluster := "ON CLUSTER " + quoteIdent(cluster) + " "
+	if !strings.HasPrefix(stmt, prefix) || !ok || !ReplicatedOnEveryNode[name] || !strings.HasPrefix(rest, onCluster) {
+		return stmt
+	}
+	return prefix + name + " " + strings.TrimPrefix(rest, onCluster)
 }
 
 // ReplicatedOnEveryNode names the tables that a cluster keeps whole on every node: the

@@ -130,6 +130,18 @@ func TestRenderClusterVariant(t *testing.T) {
 	if strings.Contains(joined, "tenants_local") {
 		t.Error("cluster rendering shards the tenants table")
 	}
+	// An ALTER of a table on every node runs on one node; replication carries it to the others.
+	for _, m := range all {
+		stmts, err := schema.Render(m, "energy", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stmts {
+			if strings.HasPrefix(s, "ALTER TABLE `energy`.sites ") && strings.Contains(s, "ON CLUSTER") {
+				t.Errorf("%s: ALTER of sites, on every node, sent ON CLUSTER: %s", m.Name, s)
+			}
+		}
+	}
 	single, _ := schema.Render(all[0], "energy", "")
 	if strings.Contains(strings.Join(single, ""), "Replicated") || strings.Contains(strings.Join(single, ""), "_local") {
 		t.Error("single-node rendering mentions cluster engines")

@@ -32,6 +32,8 @@ const zooKeeperJars = "/usr/share/java"
 
 // StartZooKeeper launches ZooKeeper with its data in dir on port (0: a free one) and waits
 // until it answers "imok". The heap is capped: the machine is shared with the ClickHouse nodes.
+// Writes are not fsynced (forceSync=no): this ZooKeeper serves throwaway local clusters, whose
+// ON CLUSTER DDL then runs about twice as fast.
 func StartZooKeeper(ctx context.Context, dir string, port int) (*ZooKeeper, error) {
 	java, err := exec.LookPath("java")
 	if err != nil {
@@ -53,7 +55,7 @@ func StartZooKeeper(ctx context.Context, dir string, port int) (*ZooKeeper, erro
 		}
 	}
 	cfg := fmt.Sprintf("tickTime=2000\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
-		"admin.enableServer=false\n4lw.commands.whitelist=ruok,stat\nmaxClientCnxns=0\n", filepath.Join(dir, "data"), port)
+		"admin.enableServer=false\n4lw.commands.whitelist=ruok,stat\nmaxClientCnxns=0\nforceSync=no\n", filepath.Join(dir, "data"), port)
 	if err := os.WriteFile(filepath.Join(dir, "zoo.cfg"), []byte(cfg), 0o644); err != nil {
 		return nil, err
 	}
