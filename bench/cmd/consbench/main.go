@@ -255,15 +255,19 @@ func run(ctx context.Context, o options) error {
 		}
 		r.loads = append(r.loads, lr)
 	}
-	md := r.markdown()
-	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+	return writeResults(o.out, r.markdown())
+}
+
+// writeResults writes the markdown to path and prints it.
+func writeResults(path, md string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return err
 	}
 	fmt.Print(md)
-	logf("written to %s", o.out)
+	logf("written to %s", path)
 	return nil
 }
 

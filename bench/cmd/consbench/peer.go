@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"energy/bench"
@@ -127,16 +125,7 @@ func runPostgres(ctx context.Context, o options) error {
 	if err := p.queryLog(ctx, r); err != nil {
 		return err
 	}
-	md := r.markdown()
-	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
-		return err
-	}
-	fmt.Print(md)
-	logf("written to %s", o.out)
-	return nil
+	return writeResults(o.out, r.markdown())
 }
 
 // peers sends the same requests to the three stores.
