@@ -212,6 +212,19 @@ func (s *LocalServer) kill() {
 // Exited is closed when the server process has ended.
 func (s *LocalServer) Exited() <-chan struct{} { return s.exited }
 
+// DSNOrLocal is the ClickHouse to use: dsn when it is given (server nil), else a local server
+// started under dir (StartLocal), reached at database. The caller stops the server it gets.
+func DSNOrLocal(ctx context.Context, dsn, dir, database string) (string, *LocalServer, error) {
+	if dsn != "" {
+		return dsn, nil, nil
+	}
+	srv, err := StartLocal(ctx, dir)
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.DSN(database), srv, nil
+}
+
 // RecordedDSN reads the DSN that a running launcher wrote under dir (energyd's embedded server).
 func RecordedDSN(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, endpointFile))

@@ -50,18 +50,16 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	dsn := cfg.ClickHouseDSN
 	live := func(context.Context) error { return nil }
-	if dsn == "" {
-		srv, err := schema.StartLocal(ctx, filepath.Join(cfg.DataDir, "clickhouse"))
-		if err != nil {
-			return fmt.Errorf("embedded ClickHouse: %w", err)
-		}
+	dsn, srv, err := schema.DSNOrLocal(ctx, cfg.ClickHouseDSN, filepath.Join(cfg.DataDir, "clickhouse"), "energy")
+	if err != nil {
+		return fmt.Errorf("embedded ClickHouse: %w", err)
+	}
+	if srv != nil {
 		// Restarted when it exits or freezes; /healthz fails once it cannot be restarted.
 		sup := schema.Supervise(srv, schema.Supervision{}, log)
 		defer sup.Stop()
 		live = func(context.Context) error { return sup.Health() }
-		dsn = srv.DSN("energy")
 		log.Info("embedded ClickHouse started", "dsn", dsn, "dir", srv.Dir)
 	}
 	db, err := openWhenReachable(ctx, dsn, cfg.ClickHouseClust, cfg.StoreTimeouts, log)

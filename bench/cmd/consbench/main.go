@@ -110,14 +110,12 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 			closeAll()
 		}
 	}()
-	dsn := o.dsn
-	if dsn == "" {
-		srv, err := schema.StartLocal(ctx, filepath.Join(o.dir, "clickhouse"))
-		if err != nil {
-			return nil, nil, fmt.Errorf("ClickHouse: %w", err)
-		}
+	dsn, srv, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(o.dir, "clickhouse"), "bench")
+	if err != nil {
+		return nil, nil, fmt.Errorf("ClickHouse: %w", err)
+	}
+	if srv != nil {
 		closers = append(closers, func() { _ = srv.Stop() })
-		dsn = srv.DSN("bench")
 	}
 	db, err := schema.OpenWithTimeouts(ctx, dsn, "", benchTimeouts)
 	if err != nil {
