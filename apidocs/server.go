@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"energy/ingest"
+	"energy/query/heating"
 	"energy/schema/registry"
 )
 
@@ -35,6 +36,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Consumptions answers the electricity consumption (the engine behind its result cache); nil: defaults.
 	Consumptions ConsumptionService
+	// Budgets answers the budget matrix and heating budget; nil: defaults.
+	Budgets *heating.Budgets
 	// Jobs is the archive intake (submission and jobs); nil: those endpoints are not served.
 	Jobs *ingest.Service
 }
@@ -98,6 +101,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerHeatingSchedule(api, cfg.Registry)
 	registerComparison(api, cfg.Registry)
 	registerConsumption(api, cfg.Registry, cfg.Consumptions)
+	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)
 	return limitUpload(router), api
 }

@@ -10,6 +10,7 @@ type indexInterval struct {
 	pod, dial  string
 	start, end time.Time
 	wh         float64 // later index − earlier index; 0 when the index went down
+	factor     float64 // the later reading's factor (gas: kWh per index unit, NaN when unknown)
 	estimated  bool    // an end is an MKT_ESTIMATION reading
 	negative   bool    // the index went down without a meter change (counted 0)
 	natures    natureSet
@@ -38,6 +39,7 @@ type indexPoint struct {
 	closeValue, openValue int64
 	closeEst, openEst     bool
 	closeFam, openFam     int
+	closeFactor           float64
 }
 
 // usableReadings applies the index strategy to the MKT_ESTIMATION readings of one series
@@ -89,7 +91,7 @@ func seriesPoints(rs []reading) []indexPoint {
 			}
 			continue
 		}
-		p := indexPoint{ts: r.ts, hasClose: true, closeValue: r.value, closeEst: r.estimated(), closeFam: r.priority}
+		p := indexPoint{ts: r.ts, hasClose: true, closeValue: r.value, closeEst: r.estimated(), closeFam: r.priority, closeFactor: r.factor}
 		if !r.beforeChange {
 			p.hasOpen, p.openValue, p.openEst, p.openFam = true, r.value, r.estimated(), r.priority
 		}
@@ -107,7 +109,7 @@ func seriesIntervals(pod, dial string, pts []indexPoint) []indexInterval {
 			continue
 		}
 		iv := indexInterval{
-			pod: pod, dial: dial, start: a.ts, end: b.ts,
+			pod: pod, dial: dial, start: a.ts, end: b.ts, factor: b.closeFactor,
 			estimated: a.openEst || b.closeEst,
 			natures:   natureSet(1<<a.openFam | 1<<b.closeFam),
 		}

@@ -51,6 +51,7 @@ type reading struct {
 	beforeChange bool // the old meter's last index at a meter change
 	priority     int  // family index in natureFamilies
 	value        int64
+	factor       float64 // gas: kWh per index unit (NaN when the reading has none); electricity: 1
 }
 
 func (r reading) estimated() bool { return r.priority == estimationPriority }
@@ -77,6 +78,7 @@ type record struct {
 	family       int    // index in natureFamilies
 	rank         uint64 // generationTs × 2, + 1 for an _INVALID record: the latest wins, an invalidation wins a tie
 	value        int64
+	factor       float64 // as reading.factor
 }
 
 // familyOf gives the family index of each nature and of its _INVALID twin.
@@ -141,7 +143,7 @@ func resolveRecords(recs []record) []reading {
 				for d := f; d < g; d++ {
 					r := &recs[d]
 					if r.rank == top && (d == f || r.dial != recs[d-1].dial) {
-						out = append(out, reading{pod: r.pod, dial: r.dial, ts: r.ts, beforeChange: r.beforeChange, priority: r.family, value: r.value})
+						out = append(out, reading{pod: r.pod, dial: r.dial, ts: r.ts, beforeChange: r.beforeChange, priority: r.family, value: r.value, factor: r.factor})
 					}
 				}
 				break
@@ -250,6 +252,8 @@ func queryRecords(ctx context.Context, db *schema.DB, sql string, args ...any) (
 		return nil, fmt.Errorf("resolve index readings: %w", err)
 	}
 	defer rows.Close()
+	// Gas readings carry an eighth column, their kWh conversion factor.
+	withFactor := len(rows.Columns()) > 7
 	var out []record
 	for rows.Next() {
 		var (
@@ -258,7 +262,12 @@ func queryRecords(ctx context.Context, db *schema.DB, sql string, args ...any) (
 			nature     string
 			generation time.Time
 		)
-		if err := rows.Scan(&r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value); err != nil {
+		dest := []any{&r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value}
+		r.factor = 1
+		if withFactor {
+			dest = append(dest, &r.factor)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("resolve index readings: %w", err)
 		}
 		r.beforeChange, r.family = ibc == 1, familyOf[nature]

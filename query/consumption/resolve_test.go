@@ -120,7 +120,7 @@ func referenceReadings(ctx context.Context, f *consumptionFixture, natures []str
 		if err := rows.Scan(&r.pod, &r.dial, &r.ts, &ibc, &pr, &r.value); err != nil {
 			return nil, err
 		}
-		r.beforeChange, r.priority = ibc == 1, int(pr)
+		r.beforeChange, r.priority, r.factor = ibc == 1, int(pr), 1 // electricity indexes are in Wh: factor 1
 		out = append(out, r)
 	}
 	sortReadings(out)

@@ -33,28 +33,41 @@ func (w *Store) DegreeDays(ctx context.Context, tenantID, stationID string, loc 
 	if dd.Days == 0 {
 		return dd, nil
 	}
+	means, err := w.DailyMeans(ctx, tenantID, stationID, loc, first, end)
+	if err != nil {
+		return dd, err
+	}
+	for _, mean := range means {
+		dd.Total += math.Max(0, DegreeDayBase-mean)
+	}
+	dd.Missing = dd.Days - len(means)
+	return dd, nil
+}
+
+// DailyMeans returns the station's daily mean temperatures (°C) over the local days of loc in
+// [from, to) that have observations, keyed by yyyymmdd: the mean of the observations whose
+// date falls in the local day (23 or 25 hours on DST days). The averaging is done in SQL.
+func (w *Store) DailyMeans(ctx context.Context, tenantID, stationID string, loc *time.Location, from, to time.Time) (map[uint32]float64, error) {
 	// The zone name is an IANA name validated with the site; it is bound, never formatted in.
 	rows, err := w.db.Conn.Query(ctx, `SELECT toYYYYMMDD(date, ?) AS day, avg(temperature)
 		FROM weather_observations FINAL
 		WHERE tenant_id = ? AND station_id = ? AND date >= ? AND date < ?
 		GROUP BY day
-		ORDER BY day`, loc.String(), tenantID, stationID, clampToColumn(first), clampToColumn(end))
+		ORDER BY day`, loc.String(), tenantID, stationID, clampToColumn(from), clampToColumn(to))
 	if err != nil {
-		return dd, err
+		return nil, err
 	}
 	defer rows.Close()
-	covered := 0
+	out := map[uint32]float64{}
 	for rows.Next() {
 		var day uint32
 		var mean float64
 		if err := rows.Scan(&day, &mean); err != nil {
-			return dd, err
+			return nil, err
 		}
-		covered++
-		dd.Total += math.Max(0, DegreeDayBase-mean)
+		out[day] = mean
 	}
-	dd.Missing = dd.Days - covered
-	return dd, rows.Err()
+	return out, rows.Err()
 }
 
 // localMidnight is the start of t's local date in loc.

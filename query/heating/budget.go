@@ -1,0 +1,253 @@
+package heating
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"energy/query/consumption"
+	"energy/query/weather"
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// Budget-matrix set points: COMFORT × ECO, ordered by COMFORT then ECO.
+var (
+	matrixComfort = []float64{18, 19, 20, 21, 22}
+	matrixEco     = []float64{14, 15, 16, 17, 18}
+)
+
+// How far back readings and weather are read: the widened fit period with a margin, and the
+// ten calendar years a normal year may use.
+const (
+	readingsBack  = 800 * 24 * time.Hour
+	normalYearsOf = maxNormalYears + 1
+)
+
+// Matrix is the budget matrix answer.
+type Matrix struct {
+	BudgetVectors []BudgetVector `json:"budgetVectors" doc:"The 25 pairs COMFORT 18..22 × ECO 14..18 °C, ordered by COMFORT then ECO"`
+	MetaData      MetaData       `json:"metaData"`
+}
+
+// BudgetVector is the yearly heating budget at one pair of set points.
+type BudgetVector struct {
+	T [2]float64 `json:"t" doc:"[COMFORT, ECO] set points, °C" example:"[19,16]"`
+	B float64    `json:"b" doc:"Yearly budget of the heating fluid in EUR (to 0.01) with those set points in the site's schedule" example:"1234.56"`
+}
+
+// Period is a range of local dates, to inclusive.
+type Period struct {
+	From string `json:"from" doc:"First day, yyyy-MM-dd" example:"2024-01-01"`
+	To   string `json:"to" doc:"Last day (included), yyyy-MM-dd" example:"2024-12-30"`
+}
+
+// Units of a budget answer.
+type Units struct {
+	Energy      string `json:"energy" example:"kWh"`
+	Budget      string `json:"budget" example:"EUR"`
+	Temperature string `json:"temperature" example:"°C"`
+}
+
+// MetaData describes the fitted model behind a matrix.
+type MetaData struct {
+	Model                string   `json:"model" enum:"DEGREE_DAYS" doc:"Degree-day regression: energy per day = base + slope × heating degree days at the balance point"`
+	HeatingFluid         string   `json:"heatingFluid" enum:"GAS,ELEC"`
+	BalancePointC        *float64 `json:"balancePointC" doc:"Fitted balance point, °C; null when no balance point gives a positive slope (intercept-only model)"`
+	BaseKWhPerDay        float64  `json:"baseKwhPerDay" doc:"Weather-independent energy per day, kWh"`
+	KWhPerDegreeDay      float64  `json:"kwhPerDegreeDay" doc:"Energy per heating degree day, kWh"`
+	R2                   float64  `json:"r2" doc:"Weighted R² of the fit"`
+	FitPeriod            Period   `json:"fitPeriod"`
+	CoveredDays          float64  `json:"coveredDays" doc:"Days covered by the intervals the fit used"`
+	Intervals            int      `json:"intervals" doc:"Reading intervals the fit used"`
+	FitPeriodDegreeDays  *float64 `json:"fitPeriodDegreeDays" doc:"Degree days of those intervals at the balance point; null without one"`
+	NormalYearDegreeDays *float64 `json:"normalYearDegreeDays" doc:"Degree days of a normal year at the balance point; null without one"`
+	NormalYears          []int    `json:"normalYears" doc:"Complete calendar years of the station averaged into the normal year; empty: the fit period scaled to 365 days"`
+	MeanSetpointC        float64  `json:"meanSetpointC" doc:"Mean set point of the site's current schedule over the week, °C"`
+	PriceEURPerKWh       float64  `json:"priceEurPerKwh" doc:"Price of the heating fluid in force today, EUR/kWh"`
+	ConfidenceIndex      float64  `json:"confidenceIndex" doc:"max(0, R²) × min(1, covered days / 365) × min(1, intervals / 12), to 3 decimals"`
+	Units                Units    `json:"units"`
+}
+
+// HeatingBudget is the yearly budget with the site's current schedule.
+type HeatingBudget struct {
+	Type         string             `json:"type" enum:"TOTAL" doc:"TOTAL: the whole heating-fluid energy, base load included"`
+	Temperatures map[string]float64 `json:"temperatures" doc:"Set points of the site's current schedule, °C"`
+	Budget       float64            `json:"budget" doc:"Yearly budget in EUR (to 0.01)"`
+}
+
+// Model is a fitted site: the fit, its schedule and the price of its heating fluid.
+type Model struct {
+	Fit      *Fit
+	Fluid    string
+	Schedule registry.HeatingSchedule
+	Price    float64 // EUR/kWh
+}
+
+// Budgeter fits sites' models from their readings, weather, schedule and tariff.
+type Budgeter struct {
+	db      *schema.DB
+	reg     *registry.Store
+	weather *weather.Store
+	elec    consumption.Computer // electricity energy by tariff heading, to weight heading prices
+	now     func() time.Time
+}
+
+// NewBudgeter returns the model builder; elec computes electricity consumption (the endpoint's
+// engine).
+func NewBudgeter(db *schema.DB, reg *registry.Store, elec consumption.Computer) *Budgeter {
+	return &Budgeter{db: db, reg: reg, weather: weather.NewStore(db), elec: elec, now: time.Now}
+}
+
+// Model fits the site's model as of now and prices it; an *InsufficientDataError says why it
+// cannot.
+func (b *Budgeter) Model(ctx context.Context, site registry.Site) (*Model, error) {
+	fit, err := b.Fit(ctx, site)
+	if err != nil {
+		return nil, err
+	}
+	fluid := site.HeatingFluid
+	tariffID, field := site.TariffID, "tariffId"
+	if fluid == registry.HeatingGas {
+		tariffID, field = site.GasTariffID, "gasTariffId"
+	}
+	if tariffID == "" {
+		return nil, insufficient("site %s has no %s: its %s heating cannot be priced", site.SiteID, field, fluid)
+	}
+	tariff, err := b.reg.Tariff(ctx, site.TenantID, tariffID)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, insufficient("tariff %s of site %s does not exist", tariffID, site.SiteID)
+	} else if err != nil {
+		return nil, err
+	}
+	sched, _, err := b.reg.HeatingSchedule(ctx, site.TenantID, site.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	price, err := b.price(ctx, site, fluid, tariff, fit, DateOf(b.now(), site.Location()))
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Fit: fit, Fluid: fluid, Schedule: sched, Price: price}, nil
+}
+
+// Fit fits the site's heating fluid to its station's weather as of now.
+func (b *Budgeter) Fit(ctx context.Context, site registry.Site) (*Fit, error) {
+	fluid := site.HeatingFluid
+	if fluid != registry.HeatingGas && fluid != registry.HeatingElec {
+		return nil, insufficient("site %s has heatingFluid %s: set GAS or ELEC to get a heating budget", site.SiteID, fluid)
+	}
+	if site.WeatherStationID == "" {
+		return nil, insufficient("site %s has no weather station (weatherStationId): the model needs daily temperatures", site.SiteID)
+	}
+	loc, now := site.Location(), b.now()
+	today := DateOf(now, loc)
+	ivs, err := consumption.ReadingIntervals(ctx, b.db, site, fluid, now.Add(-readingsBack), now)
+	if err != nil {
+		return nil, err
+	}
+	first := Date{today.Year - normalYearsOf, 1, 1}.Midnight(loc)
+	raw, err := b.weather.DailyMeans(ctx, site.TenantID, site.WeatherStationID, loc, first, now)
+	if err != nil {
+		return nil, err
+	}
+	in := Input{DailyMeans: make(map[Date]float64, len(raw)), Loc: loc, Today: today}
+	for d, m := range raw {
+		in.DailyMeans[Date{int(d / 10000), time.Month(d / 100 % 100), int(d % 100)}] = m
+	}
+	for _, iv := range ivs {
+		in.Intervals = append(in.Intervals, Interval{From: iv.From, To: iv.To, KWh: iv.KWh})
+	}
+	return FitModel(in)
+}
+
+// price is the heating fluid's EUR/kWh in force today: the gas tariff's BASE price, or the
+// electricity tariff's heading prices weighted by each heading's energy over the fit period.
+func (b *Budgeter) price(ctx context.Context, site registry.Site, fluid string, t registry.Tariff, fit *Fit, today Date) (float64, error) {
+	prices := pricesOn(t, today.String())
+	if prices == nil {
+		return 0, insufficient("tariff %s has no price in force on %s", t.TariffID, today)
+	}
+	if fluid == registry.HeatingGas {
+		return prices[registry.GasHeading], nil
+	}
+	loc := site.Location()
+	res, err := b.elec.Compute(ctx, site, consumption.Request{Start: fit.From.Midnight(loc), End: fit.To.AddDays(1).Midnight(loc), WithoutCost: true})
+	if err != nil {
+		return 0, err
+	}
+	var energy, cost float64
+	if len(res.Consumptions) == 1 {
+		for h, wh := range res.Consumptions[0].EnergyMeter.ByTariffHeading {
+			energy += wh
+			cost += wh * prices[h]
+		}
+	}
+	if energy > 0 {
+		return cost / energy, nil
+	}
+	for _, p := range prices { // no energy by heading: the headings count alike
+		cost += p
+	}
+	return cost / float64(len(prices)), nil
+}
+
+// pricesOn is the tariff's price period in force on date (yyyy-MM-dd), nil before the first.
+func pricesOn(t registry.Tariff, date string) map[string]float64 {
+	var in map[string]float64
+	for _, p := range t.Prices { // sorted by validFrom
+		if p.ValidFrom <= date {
+			in = p.ByHeading
+		}
+	}
+	return in
+}
+
+// Budget is the yearly budget in EUR (to 0.01) with set points t = [COMFORT, ECO] in the site's
+// schedule (FROST_PROTECTION kept): the balance point moves with the schedule's mean set point.
+func (m *Model) Budget(comfort, eco float64) float64 {
+	shift := m.Schedule.MeanSetpoint(map[string]float64{registry.ModeComfort: comfort, registry.ModeEco: eco}) - m.Schedule.MeanSetpoint(nil)
+	return round2(m.Fit.YearlyKWh(shift) * m.Price)
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// Matrix is the budget matrix of the model.
+func (m *Model) Matrix() Matrix {
+	f := m.Fit
+	out := Matrix{MetaData: MetaData{
+		Model: "DEGREE_DAYS", HeatingFluid: m.Fluid, BalancePointC: f.BalancePoint, BaseKWhPerDay: f.Base, KWhPerDegreeDay: f.Slope,
+		R2: f.R2, FitPeriod: Period{From: f.From.String(), To: f.To.String()}, CoveredDays: f.CoveredDays, Intervals: f.Intervals,
+		FitPeriodDegreeDays: f.FitPeriodDegreeDays, NormalYears: append([]int{}, f.NormalYears...),
+		MeanSetpointC: m.Schedule.MeanSetpoint(nil), PriceEURPerKWh: m.Price, ConfidenceIndex: f.Confidence(),
+		Units: Units{Energy: "kWh", Budget: "EUR", Temperature: "°C"},
+	}}
+	if f.BalancePoint != nil {
+		ndd := f.NormalDegreeDays(*f.BalancePoint)
+		out.MetaData.NormalYearDegreeDays = &ndd
+	}
+	for _, c := range matrixComfort {
+		for _, e := range matrixEco {
+			out.BudgetVectors = append(out.BudgetVectors, BudgetVector{T: [2]float64{c, e}, B: m.Budget(c, e)})
+		}
+	}
+	return out
+}
+
+// HeatingBudget is the budget with the current schedule itself.
+func (m *Model) HeatingBudget() HeatingBudget {
+	return HeatingBudget{Type: "TOTAL", Temperatures: m.Schedule.Temperatures, Budget: round2(m.Fit.YearlyKWh(0) * m.Price)}
+}
+
+// AnnualHeatingKWh is the weather-dependent energy of the site's heating fluid over a normal
+// year (slope × normal-year degree days, base load excluded), from the model fitted on the
+// site's readings of the last 365 days (730 when they are sparse). It returns an
+// *InsufficientDataError when the model cannot be fitted.
+func (b *Budgeter) AnnualHeatingKWh(ctx context.Context, site registry.Site) (float64, error) {
+	f, err := b.Fit(ctx, site)
+	if err != nil {
+		return 0, err
+	}
+	return f.HeatingKWh(), nil
+}

@@ -1,0 +1,80 @@
+package heating
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"energy/query/cache"
+	"energy/schema/registry"
+)
+
+// cacheMetrics are the series of the budget result cache.
+var cacheMetrics = cache.Metrics{
+	Hits: promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_budget_cache_hits_total",
+		Help: "Budget answers (matrix, heating budget) served from the result cache.",
+	}),
+	Misses: promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_budget_cache_misses_total",
+		Help: "Budget answers computed (not in the cache, or the site's data, schedule, tariff or weather changed).",
+	}),
+	Evictions: promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_budget_cache_evictions_total",
+		Help: "Budget answers dropped from the result cache to stay within its bounds.",
+	}),
+	Entries: promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "energy_budget_cache_entries",
+		Help: "Budget answers held in the result cache.",
+	}),
+	Bytes: promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "energy_budget_cache_bytes",
+		Help: "Approximate memory held by the budget result cache.",
+	}),
+}
+
+// Budgets answers the budget endpoints through a result cache of JSON answers, keyed by site,
+// answer and the local date (the fit ends at the last reading and prices are those in force
+// today), and invalidated like consumption answers: an ingest, a schedule change of the site,
+// or a site, tariff or weather change of its tenant makes the next request recompute.
+type Budgets struct {
+	*cache.Results
+	budgeter *Budgeter
+}
+
+// NewBudgets wraps b in a cache of at most maxEntries answers and about maxBytes bytes.
+func NewBudgets(b *Budgeter, versions *registry.DataVersions, maxEntries int, maxBytes int64) *Budgets {
+	return &Budgets{Results: cache.NewResults(versions, maxEntries, maxBytes, cacheMetrics), budgeter: b}
+}
+
+// SiteLoader loads the site of a request that missed the cache; its errors are returned as
+// they are.
+type SiteLoader func(ctx context.Context) (registry.Site, error)
+
+// MatrixJSON is the budget matrix of the site, and whether it came from the cache.
+func (s *Budgets) MatrixJSON(ctx context.Context, tenantID, siteID string, load SiteLoader) ([]byte, bool, error) {
+	return s.answer(ctx, tenantID, siteID, "matrix", load, func(m *Model) any { return m.Matrix() })
+}
+
+// HeatingBudgetJSON is the heating budget of the site with its current schedule.
+func (s *Budgets) HeatingBudgetJSON(ctx context.Context, tenantID, siteID string, load SiteLoader) ([]byte, bool, error) {
+	return s.answer(ctx, tenantID, siteID, "heating", load, func(m *Model) any { return m.HeatingBudget() })
+}
+
+func (s *Budgets) answer(ctx context.Context, tenantID, siteID, what string, load SiteLoader, shape func(*Model) any) ([]byte, bool, error) {
+	request := what + "|" + s.budgeter.now().UTC().Format(time.DateOnly)
+	return s.Get(ctx, tenantID, siteID, request, func(ctx context.Context) ([]byte, error) {
+		site, err := load(ctx)
+		if err != nil {
+			return nil, err
+		}
+		m, err := s.budgeter.Model(ctx, site)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(shape(m))
+	})
+}
