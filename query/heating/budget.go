@@ -37,14 +37,14 @@ type BudgetVector struct {
 	B float64    `json:"b" doc:"Yearly budget of the heating fluid in EUR (to 0.01) with those set points in the site's schedule" example:"1234.56"`
 }
 
-// Period is a range of local dates, to inclusive.
-type Period struct {
+// FitPeriod is a range of local dates, to inclusive.
+type FitPeriod struct {
 	From string `json:"from" doc:"First day, yyyy-MM-dd" example:"2024-01-01"`
 	To   string `json:"to" doc:"Last day (included), yyyy-MM-dd" example:"2024-12-30"`
 }
 
-// Units of a budget answer.
-type Units struct {
+// BudgetUnits are the units of a budget answer.
+type BudgetUnits struct {
 	Energy      string `json:"energy" example:"kWh"`
 	Budget      string `json:"budget" example:"EUR"`
 	Temperature string `json:"temperature" example:"°C"`
@@ -52,22 +52,22 @@ type Units struct {
 
 // MetaData describes the fitted model behind a matrix.
 type MetaData struct {
-	Model                string   `json:"model" enum:"DEGREE_DAYS" doc:"Degree-day regression: energy per day = base + slope × heating degree days at the balance point"`
-	HeatingFluid         string   `json:"heatingFluid" enum:"GAS,ELEC"`
-	BalancePointC        *float64 `json:"balancePointC" doc:"Fitted balance point, °C; null when no balance point gives a positive slope (intercept-only model)"`
-	BaseKWhPerDay        float64  `json:"baseKwhPerDay" doc:"Weather-independent energy per day, kWh"`
-	KWhPerDegreeDay      float64  `json:"kwhPerDegreeDay" doc:"Energy per heating degree day, kWh"`
-	R2                   float64  `json:"r2" doc:"Weighted R² of the fit"`
-	FitPeriod            Period   `json:"fitPeriod"`
-	CoveredDays          float64  `json:"coveredDays" doc:"Days covered by the intervals the fit used"`
-	Intervals            int      `json:"intervals" doc:"Reading intervals the fit used"`
-	FitPeriodDegreeDays  *float64 `json:"fitPeriodDegreeDays" doc:"Degree days of those intervals at the balance point; null without one"`
-	NormalYearDegreeDays *float64 `json:"normalYearDegreeDays" doc:"Degree days of a normal year at the balance point; null without one"`
-	NormalYears          []int    `json:"normalYears" doc:"Complete calendar years of the station averaged into the normal year; empty: the fit period scaled to 365 days"`
-	MeanSetpointC        float64  `json:"meanSetpointC" doc:"Mean set point of the site's current schedule over the week, °C"`
-	PriceEURPerKWh       float64  `json:"priceEurPerKwh" doc:"Price of the heating fluid in force today, EUR/kWh"`
-	ConfidenceIndex      float64  `json:"confidenceIndex" doc:"max(0, R²) × min(1, covered days / 365) × min(1, intervals / 12), to 3 decimals"`
-	Units                Units    `json:"units"`
+	Model                string      `json:"model" enum:"DEGREE_DAYS" doc:"Degree-day regression: energy per day = base + slope × heating degree days at the balance point"`
+	HeatingFluid         string      `json:"heatingFluid" enum:"GAS,ELEC"`
+	BalancePointC        *float64    `json:"balancePointC" doc:"Fitted balance point, °C; null when no balance point gives a positive slope (intercept-only model)"`
+	BaseKWhPerDay        float64     `json:"baseKwhPerDay" doc:"Weather-independent energy per day, kWh"`
+	KWhPerDegreeDay      float64     `json:"kwhPerDegreeDay" doc:"Energy per heating degree day, kWh"`
+	R2                   float64     `json:"r2" doc:"Weighted R² of the fit"`
+	FitPeriod            FitPeriod   `json:"fitPeriod"`
+	CoveredDays          float64     `json:"coveredDays" doc:"Days covered by the intervals the fit used"`
+	Intervals            int         `json:"intervals" doc:"Reading intervals the fit used"`
+	FitPeriodDegreeDays  *float64    `json:"fitPeriodDegreeDays" doc:"Degree days of those intervals at the balance point; null without one"`
+	NormalYearDegreeDays *float64    `json:"normalYearDegreeDays" doc:"Degree days of a normal year at the balance point; null without one"`
+	NormalYears          []int       `json:"normalYears" doc:"Complete calendar years of the station averaged into the normal year; empty: the fit period scaled to 365 days"`
+	MeanSetpointC        float64     `json:"meanSetpointC" doc:"Mean set point of the site's current schedule over the week, °C"`
+	PriceEURPerKWh       float64     `json:"priceEurPerKwh" doc:"Price of the heating fluid in force today, EUR/kWh"`
+	ConfidenceIndex      float64     `json:"confidenceIndex" doc:"max(0, R²) × min(1, covered days / 365) × min(1, intervals / 12), to 3 decimals"`
+	Units                BudgetUnits `json:"units"`
 }
 
 // HeatingBudget is the yearly budget with the site's current schedule.
@@ -218,10 +218,10 @@ func (m *Model) Matrix() Matrix {
 	f := m.Fit
 	out := Matrix{MetaData: MetaData{
 		Model: "DEGREE_DAYS", HeatingFluid: m.Fluid, BalancePointC: f.BalancePoint, BaseKWhPerDay: f.Base, KWhPerDegreeDay: f.Slope,
-		R2: f.R2, FitPeriod: Period{From: f.From.String(), To: f.To.String()}, CoveredDays: f.CoveredDays, Intervals: f.Intervals,
+		R2: f.R2, FitPeriod: FitPeriod{From: f.From.String(), To: f.To.String()}, CoveredDays: f.CoveredDays, Intervals: f.Intervals,
 		FitPeriodDegreeDays: f.FitPeriodDegreeDays, NormalYears: append([]int{}, f.NormalYears...),
 		MeanSetpointC: m.Schedule.MeanSetpoint(nil), PriceEURPerKWh: m.Price, ConfidenceIndex: f.Confidence(),
-		Units: Units{Energy: "kWh", Budget: "EUR", Temperature: "°C"},
+		Units: BudgetUnits{Energy: "kWh", Budget: "EUR", Temperature: "°C"},
 	}}
 	if f.BalancePoint != nil {
 		ndd := f.NormalDegreeDays(*f.BalancePoint)

@@ -1,0 +1,259 @@
+package apidocs
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"testing"
+	"time"
+
+	"energy/query/heating"
+	"energy/query/weather"
+	"energy/schema/registry"
+)
+
+// budgetClimate: every local day has one observation at noon, the days cycling through 0, 10
+// and 20 °C. With base 20 kWh/day, slope 4 kWh per degree day and balance point 15 °C a day
+// uses 20 + 4 × 15 = 80 kWh at 0 °C, 20 + 4 × 5 = 40 at 10 °C and 20 at 20 °C. Only Tb = 15
+// puts the three (HDD, kWh) points on one line, so the fit recovers it exactly (R² = 1).
+var budgetTemps = []float64{0, 10, 20}
+
+var budgetKWh = map[float64]int64{0: 80, 10: 40, 20: 20}
+
+type budgetSite struct {
+	today     heating.Date
+	first     heating.Date // first day with weather: 1 January two years ago
+	tempOf    func(heating.Date) float64
+	readFirst heating.Date // first reading day (400 days before today)
+}
+
+func newBudgetSite(t *testing.T, h *harness) budgetSite {
+	t.Helper()
+	loc, _ := time.LoadLocation("Europe/Paris")
+	today := heating.DateOf(time.Now(), loc)
+	b := budgetSite{today: today, first: heating.Date{Year: today.Year - 2, Month: 1, Day: 1}, readFirst: today.AddDays(-400)}
+	b.tempOf = func(d heating.Date) float64 {
+		n := int(d.Midnight(time.UTC).Sub(b.first.Midnight(time.UTC)).Hours()/24 + 0.5)
+		return budgetTemps[n%3]
+	}
+	var obs []weather.Observation
+	for d := b.first; d != today; d = d.AddDays(1) {
+		obs = append(obs, weather.Observation{Date: d.Midnight(loc).Add(12 * time.Hour), Temperature: b.tempOf(d), Cloudiness: 4})
+	}
+	ctx := context.Background()
+	if err := h.reg.PutStation(ctx, registry.Station{TenantID: "acme", StationID: "ST", Name: "Station", Latitude: 48, Longitude: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := weather.NewStore(h.db).Put(ctx, "acme", "ST", obs); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// gasReadings stores daily gas indexes in m3 with 10 kWh/m3, so a day's m3 = kWh / 10.
+func (b budgetSite) gasReadings(t *testing.T, h *harness, site string) {
+	t.Helper()
+	loc, _ := time.LoadLocation("Europe/Paris")
+	batch, err := h.db.Conn.PrepareBatch(context.Background(), "INSERT INTO gas_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index int64 = 5000
+	for d := b.readFirst; ; d = d.AddDays(1) {
+		ts := d.Midnight(loc)
+		if err := batch.Append("acme", site, "GAS1", ts.UTC(), uint8(0), "MKT_CYCLIC_DISTRIBUTOR", ts.UTC(), index, "m3", []string{"kWh"}, []float64{10}, "t"); err != nil {
+			t.Fatal(err)
+		}
+		if d == b.today {
+			break
+		}
+		index += budgetKWh[b.tempOf(d)] / 10
+	}
+	if err := batch.Send(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// elecReadings stores daily electricity indexes of dial 1 in Wh.
+func (b budgetSite) elecReadings(t *testing.T, h *harness, site string) {
+	t.Helper()
+	loc, _ := time.LoadLocation("Europe/Paris")
+	batch, err := h.db.Conn.PrepareBatch(context.Background(), "INSERT INTO elec_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index int64 = 1_000_000
+	for d := b.readFirst; ; d = d.AddDays(1) {
+		ts := d.Midnight(loc)
+		if err := batch.Append("acme", site, "PDL1", ts.UTC(), uint8(0), "MKT_SMART_DISTRIBUTOR", ts.UTC(), "1", index, "t"); err != nil {
+			t.Fatal(err)
+		}
+		if d == b.today {
+			break
+		}
+		index += budgetKWh[b.tempOf(d)] * 1000
+	}
+	if err := batch.Send(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// normalDD is the degree days at tb of a normal year: the mean over the two complete calendar
+// years of Σ max(0, tb − mean) over their days.
+func (b budgetSite) normalDD(tb float64) float64 {
+	var sum float64
+	for y := b.today.Year - 2; y < b.today.Year; y++ {
+		for d := (heating.Date{Year: y, Month: 1, Day: 1}); d.Year == y; d = d.AddDays(1) {
+			sum += math.Max(0, tb-b.tempOf(d))
+		}
+	}
+	return sum / 2
+}
+
+func TestBudgetMatrixAndHeatingBudgetOnGasAndElectricSites(t *testing.T) {
+	h := newHarness(t)
+	b := newBudgetSite(t, h)
+	reader := h.token("acme", "read")
+	for _, put := range []struct{ path, body string }{
+		{"/v2/tariffs/GAS-1", `{"option":"GAS","prices":[{"validFrom":"2000-01-01","byHeading":{"BASE":0.1}}]}`},
+		{"/v2/tariffs/BASE-1", `{"option":"BASE","dialHeadings":{"1":"BASE"},"prices":[{"validFrom":"2000-01-01","byHeading":{"BASE":0.25}}]}`},
+		{"/v2/sites/GASSITE", `{"weatherStationId":"ST","gasTariffId":"GAS-1","heatingFluid":"GAS"}`},
+		{"/v2/sites/ELECSITE", `{"weatherStationId":"ST","tariffId":"BASE-1","heatingFluid":"ELEC"}`},
+	} {
+		if st, body, _ := h.do("PUT", put.path, h.admin, put.body); st != 200 {
+			t.Fatalf("%s: %d %s", put.path, st, body)
+		}
+	}
+	b.gasReadings(t, h, "GASSITE")
+	b.elecReadings(t, h, "ELECSITE")
+
+	// Worked by hand: base 20 kWh/day, slope 4 kWh/DD, Tb 15 °C. The default schedule's mean set
+	// point is (16 h × 19 + 8 h × 16) / 24 = 18 °C. For t = [C, E] the mean set point is
+	// (16 C + 8 E) / 24 and the balance point moves by its difference with 18. The yearly energy
+	// is 20 × 365 + 4 × NDD(Tb(t)) kWh, priced 0.10 EUR/kWh (gas) or 0.25 (electricity, one
+	// heading). The fit period is the 365 days ending yesterday (the last reading is at today's
+	// midnight): 365 daily intervals, confidence 1.
+	for _, c := range []struct {
+		site  string
+		fluid string
+		price float64
+	}{{"GASSITE", "GAS", 0.1}, {"ELECSITE", "ELEC", 0.25}} {
+		t.Run(c.site, func(t *testing.T) {
+			st, body, hdr := h.do("GET", "/v1/sites/"+c.site+"/budget/matrix", reader, "")
+			if st != 200 || hdr.Get("X-Cache") != "MISS" {
+				t.Fatalf("matrix: %d %s %s", st, hdr.Get("X-Cache"), body)
+			}
+			var m heating.Matrix
+			if err := json.Unmarshal(body, &m); err != nil {
+				t.Fatal(err)
+			}
+			md := m.MetaData
+			if md.Model != "DEGREE_DAYS" || md.HeatingFluid != c.fluid || md.BalancePointC == nil || *md.BalancePointC != 15 ||
+				math.Abs(md.BaseKWhPerDay-20) > 1e-6 || math.Abs(md.KWhPerDegreeDay-4) > 1e-6 || math.Abs(md.R2-1) > 1e-9 ||
+				md.Intervals != 365 || md.CoveredDays != 365 || md.ConfidenceIndex != 1 || md.MeanSetpointC != 18 || md.PriceEURPerKWh != c.price ||
+				md.FitPeriod.To != b.today.AddDays(-1).String() || md.FitPeriod.From != b.today.AddDays(-365).String() ||
+				len(md.NormalYears) != 2 || md.NormalYears[1] != b.today.Year-1 || math.Abs(*md.NormalYearDegreeDays-b.normalDD(15)) > 1e-6 {
+				t.Fatalf("metaData %s", body)
+			}
+			var fitDD float64
+			for d := b.today.AddDays(-365); d != b.today; d = d.AddDays(1) {
+				fitDD += math.Max(0, 15-b.tempOf(d))
+			}
+			if math.Abs(*md.FitPeriodDegreeDays-fitDD) > 1e-6 {
+				t.Fatalf("fit period degree days %v, want %v", *md.FitPeriodDegreeDays, fitDD)
+			}
+			if len(m.BudgetVectors) != 25 || m.BudgetVectors[0].T != [2]float64{18, 14} || m.BudgetVectors[24].T != [2]float64{22, 18} || m.BudgetVectors[6].T != [2]float64{19, 15} {
+				t.Fatalf("vectors %v", m.BudgetVectors)
+			}
+			for _, v := range m.BudgetVectors {
+				tb := 15 + (16*v.T[0]+8*v.T[1])/24 - 18
+				want := math.Round((20*365+4*b.normalDD(tb))*c.price*100) / 100
+				if math.Abs(v.B-want) > 0.005 {
+					t.Fatalf("b(%v) = %v, want %v", v.T, v.B, want)
+				}
+			}
+			st, body, hdr = h.do("GET", "/v1/sites/"+c.site+"/budget/heating", reader, "")
+			want := math.Round((20*365+4*b.normalDD(15))*c.price*100) / 100
+			var hb heating.HeatingBudget
+			if st != 200 || json.Unmarshal(body, &hb) != nil || hb.Type != "TOTAL" || math.Abs(hb.Budget-want) > 0.005 || hb.Temperatures["COMFORT"] != 19 {
+				t.Fatalf("heating budget %d %s, want %v", st, body, want)
+			}
+			if st, _, hdr = h.do("GET", "/v1/sites/"+c.site+"/budget/matrix", reader, ""); st != 200 || hdr.Get("X-Cache") != "HIT" {
+				t.Fatalf("second matrix: %d %s", st, hdr.Get("X-Cache"))
+			}
+		})
+	}
+
+	// A schedule change invalidates the cached budget: COMFORT 21 all week moves Tb by +3.
+	if st, body, _ := h.do("PUT", "/v1/sites/GASSITE/heating-schedule", h.admin, `{"temperatures":{"COMFORT":21,"ECO":16},"weeklyCalendar":[{"offset":0,"temperature":"COMFORT"}]}`); st != 200 {
+		t.Fatalf("schedule: %d %s", st, body)
+	}
+	st, body, hdr := h.do("GET", "/v1/sites/GASSITE/budget/heating", reader, "")
+	want := math.Round((20*365+4*b.normalDD(15))*0.1*100) / 100 // the current schedule itself: Tb stays 15
+	var hb heating.HeatingBudget
+	if st != 200 || hdr.Get("X-Cache") != "MISS" || json.Unmarshal(body, &hb) != nil || hb.Temperatures["COMFORT"] != 21 || math.Abs(hb.Budget-want) > 0.005 {
+		t.Fatalf("after schedule change: %d %s %s", st, hdr.Get("X-Cache"), body)
+	}
+	st, body, hdr = h.do("GET", "/v1/sites/GASSITE/budget/matrix", reader, "")
+	var m heating.Matrix
+	// Mean set point 21 now; t = [18, 14] gives 18: Tb = 15 + 18 − 21 = 12.
+	if st != 200 || hdr.Get("X-Cache") != "MISS" || json.Unmarshal(body, &m) != nil || m.MetaData.MeanSetpointC != 21 ||
+		math.Abs(m.BudgetVectors[0].B-math.Round((20*365+4*b.normalDD(12))*0.1*100)/100) > 0.005 {
+		t.Fatalf("matrix after schedule change: %d %s %s", st, hdr.Get("X-Cache"), body)
+	}
+
+	// An ingest (a corrected reading at today's midnight, then the version bump ingest makes)
+	// invalidates it too: the last day now uses 10 kWh more, the fit is no longer exact.
+	loc, _ := time.LoadLocation("Europe/Paris")
+	batch, _ := h.db.Conn.PrepareBatch(context.Background(), "INSERT INTO gas_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id)")
+	var last int64
+	if err := h.db.Conn.QueryRow(context.Background(), "SELECT max(value) FROM gas_indexes WHERE site_id = 'GASSITE'").Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	ts := b.today.Midnight(loc).UTC()
+	if err := batch.Append("acme", "GASSITE", "GAS1", ts, uint8(0), "MKT_CYCLIC_DISTRIBUTOR", ts.Add(time.Hour), last+1, "m3", []string{"kWh"}, []float64{10}, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := batch.Send(); err != nil {
+		t.Fatal(err)
+	}
+	h.reg.Versions.Bump("acme", "GASSITE")
+	st, body, hdr = h.do("GET", "/v1/sites/GASSITE/budget/matrix", reader, "")
+	if st != 200 || hdr.Get("X-Cache") != "MISS" || json.Unmarshal(body, &m) != nil || m.MetaData.R2 >= 1-1e-9 {
+		t.Fatalf("matrix after ingest: %d %s %s", st, hdr.Get("X-Cache"), body)
+	}
+}
+
+func TestBudgetInsufficientData(t *testing.T) {
+	h := newHarness(t)
+	b := newBudgetSite(t, h)
+	reader := h.token("acme", "read")
+	for _, put := range []struct{ path, body string }{
+		{"/v2/tariffs/GAS-1", `{"option":"GAS","prices":[{"validFrom":"2000-01-01","byHeading":{"BASE":0.1}}]}`},
+		{"/v2/sites/NONE", `{"weatherStationId":"ST","gasTariffId":"GAS-1"}`},
+		{"/v2/sites/NOSTATION", `{"gasTariffId":"GAS-1","heatingFluid":"GAS"}`},
+		{"/v2/sites/NOTARIFF", `{"weatherStationId":"ST","heatingFluid":"GAS"}`},
+		{"/v2/sites/NOREADINGS", `{"weatherStationId":"ST","gasTariffId":"GAS-1","heatingFluid":"GAS"}`},
+	} {
+		if st, body, _ := h.do("PUT", put.path, h.admin, put.body); st != 200 {
+			t.Fatalf("%s: %d %s", put.path, st, body)
+		}
+	}
+	b.gasReadings(t, h, "NOTARIFF")
+	for _, c := range []struct{ site, mention string }{
+		{"NONE", "heatingFluid NONE"},
+		{"NOSTATION", "weather station"},
+		{"NOTARIFF", "gasTariffId"},
+		{"NOREADINGS", "no pair of consecutive readings"},
+	} {
+		for _, path := range []string{"/budget/matrix", "/budget/heating"} {
+			st, body, hdr := h.do("GET", "/v1/sites/"+c.site+path, reader, "")
+			h.wantError(st, body, hdr, http.StatusUnprocessableEntity, "INSUFFICIENT_DATA", c.mention)
+		}
+	}
+	st, body, hdr := h.do("GET", "/v1/sites/UNKNOWN/budget/matrix", reader, "")
+	h.wantError(st, body, hdr, http.StatusNotFound, "SITE_NOT_FOUND")
+	st, body, hdr = h.do("GET", "/v1/sites/NONE/budget/heating", h.token("globex", "read"), "")
+	h.wantError(st, body, hdr, http.StatusNotFound, "SITE_NOT_FOUND")
+}
