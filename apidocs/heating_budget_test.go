@@ -173,7 +173,7 @@ func TestBudgetMatrixAndHeatingBudgetOnGasAndElectricSites(t *testing.T) {
 					t.Fatalf("b(%v) = %v, want %v", v.T, v.B, want)
 				}
 			}
-			st, body, hdr = h.do("GET", "/v1/sites/"+c.site+"/budget/heating", reader, "")
+			st, body, _ = h.do("GET", "/v1/sites/"+c.site+"/budget/heating", reader, "")
 			want := math.Round((20*365+4*b.normalDD(15))*c.price*100) / 100
 			var hb heating.HeatingBudget
 			if st != 200 || json.Unmarshal(body, &hb) != nil || hb.Type != "TOTAL" || math.Abs(hb.Budget-want) > 0.005 || hb.Temperatures["COMFORT"] != 19 {
