@@ -134,9 +134,11 @@ say "tenant $tenant: tariff HPHC-9KVA, weather station 07149 (Paris-Orly), site 
 
 # 5. Demo readings of last year, when this build has `energyctl demo` (once per data directory).
 site=demo-home
+gas_site=demo-home
 year=$(date +%Y)
 if bin/energyctl help 2>&1 | grep -qE '^ +demo +'; then
   site=demo-site-1
+  gas_site=demo-site-2 # gas-heated, with a gas tariff
   if [ "${DEMO:-1}" = 0 ]; then
     say "DEMO=0: demo readings not loaded"
   elif [ -f "$var/demo-loaded" ]; then
@@ -162,6 +164,7 @@ curl -s -H 'Authorization: Bearer $token' $api/v2/sites/demo-home
 curl -s -H 'Authorization: Bearer $token' $api/v2/tariffs/HPHC-9KVA
 curl -s -H 'Authorization: Bearer $token' '$api/v2/sites/$site/fluids/elec/consumptions?startTs=$((year - 1))-01-01T00:00:00&endTs=$year-01-01T00:00:00&stepUnit=MONTHS'
 curl -s -H 'Authorization: Bearer $token' '$api/v1/sites/$site/yearly-elec-energies-comparisons?years=$((year - 1))'
+curl -s -H 'Authorization: Bearer $token' $api/v1/sites/$gas_site/budget/matrix
 curl -s $api/openapi.yaml | head -n 40
 curl -s $api/metrics | grep '^energy_http_requests_total'
 API documentation: $api/docs

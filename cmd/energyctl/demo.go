@@ -202,6 +202,12 @@ func loadDemo(ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, s
 	prog.println(fmt.Sprintf("\ndemo loaded. With a read token of tenant %s in $TOKEN (energyctl token create --tenant %s --scopes read):\n"+
 		"  curl -H \"Authorization: Bearer $TOKEN\" '%s/v2/sites/%s/fluids/elec/consumptions?startTs=%d-01-01T00:00:00&endTs=%d-01-01T00:00:00&stepUnit=MONTHS'",
 		o.tenant, o.tenant, c.base, s.SiteID, o.year, o.year+1))
+	for _, g := range sites {
+		if g.GasPod != "" {
+			prog.println(fmt.Sprintf("  curl -H \"Authorization: Bearer $TOKEN\" '%s/v1/sites/%s/budget/matrix'", c.base, g.SiteID))
+			break
+		}
+	}
 	return nil
 }
 
@@ -226,10 +232,30 @@ func demoTariff(id string, year int) map[string]any {
 	}
 }
 
+// demoGasTariffID names the gas contract of the gas-heated demo sites.
+func demoGasTariffID(o demoOptions) string { return o.tariff + "-gas" }
+
+// demoGasTariff is the demo gas contract: one BASE price per kWh, changing on July 1st as the
+// French benchmark gas price does, and a yearly subscription.
+func demoGasTariff(year int) map[string]any {
+	return map[string]any{
+		"option": "GAS",
+		"prices": []map[string]any{
+			{"validFrom": fmt.Sprintf("%d-07-01", year-10), "byHeading": map[string]float64{"BASE": 0.1050}},
+			{"validFrom": fmt.Sprintf("%d-07-01", year), "byHeading": map[string]float64{"BASE": 0.1121}},
+		},
+		"standingCharges":   []map[string]any{{"validFrom": fmt.Sprintf("%d-07-01", year-10), "yearly": map[string]float64{"subscription": 268.56}}},
+		"carbonCoefficient": 0.227,
+	}
+}
+
 // putDemoReferences creates (or replaces) the tariff, the station and the sites.
 func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites []demoSite) error {
 	if err := c.putJSON(ctx, "/v2/tariffs/"+url.PathEscape(o.tariff), demoTariff(o.tariff, o.year)); err != nil {
 		return fmt.Errorf("create tariff %s: %w", o.tariff, err)
+	}
+	if err := c.putJSON(ctx, "/v2/tariffs/"+url.PathEscape(demoGasTariffID(o)), demoGasTariff(o.year)); err != nil {
+		return fmt.Errorf("create gas tariff %s: %w", demoGasTariffID(o), err)
 	}
 	station := map[string]any{"name": "Paris-Orly (demo)", "latitude": 48.7167, "longitude": 2.3844}
 	if err := c.putJSON(ctx, "/v1/weather-stations/"+url.PathEscape(o.station), station); err != nil {
@@ -238,6 +264,9 @@ func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites [
 	for _, s := range sites {
 		body := map[string]any{"siteCustomerId": s.SiteCustomerID, "personCustomerId": s.PersonCustomerID,
 			"timezone": demoTimezone, "weatherStationId": o.station, "tariffId": o.tariff, "heatingFluid": s.HeatingFluid}
+		if s.GasPod != "" {
+			body["gasTariffId"] = demoGasTariffID(o)
+		}
 		if err := c.putJSON(ctx, "/v2/sites/"+url.PathEscape(s.SiteID), body); err != nil {
 			return fmt.Errorf("create site %s: %w", s.SiteID, err)
 		}

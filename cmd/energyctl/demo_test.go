@@ -92,6 +92,20 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 		}
 	}
 
+	// Gas-heated sites are priced by the demo gas tariff.
+	for _, s := range sites {
+		got, err := reg.Site(ctx, tenant, s.SiteID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{"GAS": "demo-hphc-gas", "ELEC": ""}[s.HeatingFluid]; got.GasTariffID != want {
+			t.Errorf("%s (%s heating): gasTariffId %q, want %q", s.SiteID, s.HeatingFluid, got.GasTariffID, want)
+		}
+	}
+	if gt, err := reg.Tariff(ctx, tenant, "demo-hphc-gas"); err != nil || gt.Option != registry.OptionGas {
+		t.Fatalf("demo gas tariff %+v %v", gt, err)
+	}
+
 	// The consumption engine reads the indexes back to the generated curve energy.
 	for _, s := range series {
 		want := map[string][2]int64{} // month → HC, HP Wh
