@@ -60,13 +60,13 @@ func registerBudgets(api huma.API, reg *registry.Store, budgets *heating.Budgets
 	huma.Register(api, huma.Operation{
 		OperationID: "get-budget-matrix", Method: http.MethodGet, Path: "/v1/sites/{site-id}/budget/matrix", Tags: []string{"Heating"},
 		Summary:     "Yearly heating budget for 25 pairs of COMFORT and ECO set points",
-		Description: heatingModelDescription, Security: requireScopes(registry.ScopeRead),
+		Description: heatingModelDescription, Security: requireScopes(registry.ScopeRead), Errors: []int{http.StatusUnprocessableEntity},
 		Responses: responses(reflect.TypeFor[heating.Matrix](), "BudgetMatrix", "The 25 budget vectors and the fitted model"),
 	}, h.matrix)
 	huma.Register(api, huma.Operation{
 		OperationID: "get-heating-budget", Method: http.MethodGet, Path: "/v1/sites/{site-id}/budget/heating", Tags: []string{"Heating"},
 		Summary:     "Yearly heating budget with the site's current schedule",
-		Description: heatingModelDescription, Security: requireScopes(registry.ScopeRead),
+		Description: heatingModelDescription, Security: requireScopes(registry.ScopeRead), Errors: []int{http.StatusUnprocessableEntity},
 		Responses: responses(reflect.TypeFor[heating.HeatingBudget](), "HeatingBudget", "The budget with the current schedule"),
 	}, h.heatingBudget)
 }
