@@ -203,7 +203,13 @@ func keep(iv Interval, means map[Date]float64, loc *time.Location) (keptInterval
 		if !a.Before(iv.To) {
 			break
 		}
-		lo, hi := maxTime(a, iv.From), minTime(b, iv.To)
+		lo, hi := iv.From, iv.To
+		if a.After(lo) {
+			lo = a
+		}
+		if b.Before(hi) {
+			hi = b
+		}
 		if !hi.After(lo) {
 			continue
 		}
@@ -216,20 +222,6 @@ func keep(iv Interval, means map[Date]float64, loc *time.Location) (keptInterval
 		k.days += share
 	}
 	return k, k.days > 0
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // fit searches the balance point: weighted least squares of kWh/day on degree days/day with
