@@ -8,6 +8,13 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 )
 
+func init() {
+	// Arrays are never null in this API's bodies and parameters: describing them as
+	// ["array", "null"] would let generated clients expect null and breaks query-parameter
+	// decoding in common validators.
+	huma.DefaultArrayNullable = false
+}
+
 // errorStatuses describes, for each error status an operation can answer, the error codes it
 // carries; documentErrors adds them to every operation's description.
 var errorStatuses = map[int]struct{ code, when string }{

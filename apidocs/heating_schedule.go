@@ -40,8 +40,9 @@ type getHeatingScheduleInput struct {
 	SiteID string `path:"site-id" doc:"Site identifier" example:"SITE-1"`
 }
 
+// The PUT names its path parameter like the GET: one path may not have two parameter names.
 type putHeatingScheduleInput struct {
-	SiteIDParam
+	SiteID  string `path:"site-id" doc:"Site identifier" example:"SITE-1"`
 	RawBody []byte
 }
 
@@ -66,7 +67,7 @@ func registerHeatingSchedule(api huma.API, reg *registry.Store) {
 	wrapped := api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(HeatingScheduleAnswer{}), true, "")
 	schema := &huma.Schema{OneOf: []*huma.Schema{bare, wrapped}}
 	huma.Register(api, huma.Operation{
-		OperationID: "put-heating-schedule", Method: http.MethodPut, Path: "/v1/sites/{siteId}/heating-schedule", Tags: []string{"Admin"},
+		OperationID: "put-heating-schedule", Method: http.MethodPut, Path: "/v1/sites/{site-id}/heating-schedule", Tags: []string{"Admin"},
 		Summary: "Replace the heating schedule of a site",
 		Description: "Takes the heatingSchedule object, bare or wrapped in {\"heatingSchedule\": …}. Every field is checked; the first bad one is " +
 			"named in the 400 (for example weeklyCalendar[3].offset) and nothing is changed. Answers what was stored, in the GET shape. " +
