@@ -6,6 +6,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"energy/ingest"
+	"energy/query/advices"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -73,6 +74,7 @@ func documentedConfig() Config {
 		Registry: registry.New(&schema.DB{}),
 		Ready:    func(context.Context) error { return nil },
 		Jobs:     &ingest.Service{},
+		Advices:  &advices.Service{},
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"energy/ingest"
+	"energy/query/advices"
 	"energy/query/heating"
 	"energy/schema/registry"
 )
@@ -40,6 +41,8 @@ type Config struct {
 	Budgets *heating.Budgets
 	// Jobs is the archive intake (submission and jobs); nil: those endpoints are not served.
 	Jobs *ingest.Service
+	// Advices runs recommendation jobs (endpoint 10, advice listener); nil: not served.
+	Advices *advices.Service
 }
 
 // serverDescription says where each listener answers; the description's server is relative:
@@ -110,6 +113,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 func NewAdvice(cfg Config) (http.Handler, huma.API) {
 	router, api := newAPI("advice", "Energy recommendation service",
 		"Produces savings advice from housing inputs through jobs.", cfg)
+	registerAdvices(api, cfg.Advices)
 	return router, api
 }
 

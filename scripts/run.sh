@@ -7,8 +7,8 @@
 #   bash scripts/run.sh         start (stopping a previous energyd started here first)
 #   bash scripts/run.sh stop    stop it
 #
-# Settings (environment): ENERGY_LISTEN (default :8080) and the other ENERGY_* variables of
-# energyd; DEMO=0 skips the demo readings; DEMO_TENANT (default demo).
+# Settings (environment): ENERGY_LISTEN (default :8080), ENERGY_ADVICE_LISTEN (default :8081,
+# the recommendation API; empty disables it) and the other ENERGY_* variables of energyd; DEMO=0 skips the demo readings; DEMO_TENANT (default demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -21,6 +21,11 @@ port=${listen##*:}
 host=${listen%:*}
 case "$host" in "" | "0.0.0.0" | "[::]" | "::") host=127.0.0.1 ;; esac
 api="http://$host:$port"
+advice_listen=${ENERGY_ADVICE_LISTEN-:8081}
+advice_port=${advice_listen##*:}
+advice_host=${advice_listen%:*}
+case "$advice_host" in "" | "0.0.0.0" | "[::]" | "::") advice_host=127.0.0.1 ;; esac
+advice_api="http://$advice_host:$advice_port"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'make run: %s\n' "$*" >&2; exit 1; }
@@ -73,6 +78,9 @@ stop_previous
 mkdir -p "$var"
 if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
   die "port $port is taken by another program: set ENERGY_LISTEN=:PORT"
+fi
+if [ -n "$advice_listen" ] && (exec 3<>"/dev/tcp/$advice_host/$advice_port") 2>/dev/null; then
+  die "port $advice_port is taken by another program: set ENERGY_ADVICE_LISTEN=:PORT (empty disables the recommendation API)"
 fi
 say "starting energyd on $listen (data under var/, log in var/energyd.log)"
 # Its own session: a Ctrl-C in this terminal does not stop it; make stop does.
@@ -170,3 +178,10 @@ curl -s $api/metrics | grep '^energy_http_requests_total'
 API documentation: $api/docs
 ClickHouse directly: clickhouse-client --host 127.0.0.1 --port $chport --database energy
 EOF
+if [ -n "$advice_listen" ]; then
+  cat <<EOF
+
+Recommendation API on $advice_api (documentation: $advice_api/docs): submit an advice job, then read it:
+job=\$(curl -s -H 'Authorization: Bearer $token' -H 'Content-Type: application/json' -d '[{"input": {"HOUSING_LAST_YEAR_GAS_HEATING_CONSUMPTION": 12000, "HOUSING_HEATING_SETPOINT": 21, "HOUSING_HAS_PROGRAMMABLE_THERMOSTAT": false, "HOUSING_TYPE": "HOUSE", "HOUSING_ROOF_INSULATED": false, "HOUSING_SURFACE": 100}}]' $advice_api/v1/jobs/advices | sed -E 's/.*"jobId":"([^"]+)".*/\\1/'); sleep 1; curl -s -H 'Authorization: Bearer $token' $advice_api/v1/jobs/advices/\$job
+EOF
+fi

@@ -22,6 +22,7 @@ type config struct {
 	PGPKeyFiles     []string
 	JobDeadline     time.Duration
 	Workers         int
+	AdviceWorkers   int
 	LogLevel        string
 	// Consumption result cache and carbon default of the consumption answers.
 	CacheEntries      int
@@ -51,6 +52,8 @@ func loadConfig(args []string) (config, error) {
 	str(&deadline, "job-deadline", "ENERGY_JOB_DEADLINE", "10m", "a job not finished this long after submission ends in TIMEOUT")
 	var workers string
 	str(&workers, "workers", "ENERGY_WORKERS", "2", "archive processing workers")
+	var adviceWorkers string
+	str(&adviceWorkers, "advice-workers", "ENERGY_ADVICE_WORKERS", "2", "recommendation jobs computed at once")
 	str(&c.LogLevel, "log-level", "ENERGY_LOG_LEVEL", "info", "debug, info, warn or error")
 	var cacheEntries, cacheMB, carbon string
 	str(&cacheEntries, "cache-entries", "ENERGY_CACHE_ENTRIES", "10000", "most consumption answers kept in the result cache; 0 disables it")
@@ -88,6 +91,9 @@ func loadConfig(args []string) (config, error) {
 	}
 	if _, err := fmt.Sscan(workers, &c.Workers); err != nil || c.Workers < 1 || c.Workers > 64 {
 		return c, fmt.Errorf("--workers: %q is not a number from 1 to 64", workers)
+	}
+	if _, err := fmt.Sscan(adviceWorkers, &c.AdviceWorkers); err != nil || c.AdviceWorkers < 1 || c.AdviceWorkers > 64 {
+		return c, fmt.Errorf("--advice-workers: %q is not a number from 1 to 64", adviceWorkers)
 	}
 	if _, err := fmt.Sscan(cacheEntries, &c.CacheEntries); err != nil || c.CacheEntries < 0 {
 		return c, fmt.Errorf("--cache-entries: %q is not a number ≥ 0", cacheEntries)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"energy/apidocs"
+	"energy/query/advices"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -87,6 +88,13 @@ func run() error {
 		return err
 	}
 	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(db, reg), Jobs: jobs, Logger: log}
+	if cfg.AdviceListen != "" {
+		// Only a process serving the recommendation API computes its jobs.
+		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log})
+		if err := apiCfg.Advices.Start(ctx); err != nil {
+			return err
+		}
+	}
 	mainHandler, _ := apidocs.NewMain(apiCfg)
 
 	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}}
@@ -131,6 +139,11 @@ func run() error {
 	// Running jobs finish, or are released to the next start when the grace period ends.
 	if err := jobs.Stop(sctx); err != nil {
 		log.Warn("shutdown", "error", err)
+	}
+	if apiCfg.Advices != nil {
+		if err := apiCfg.Advices.Stop(sctx); err != nil {
+			log.Warn("shutdown", "error", err)
+		}
 	}
 	return nil
 }

@@ -27,6 +27,9 @@ type Job struct {
 	Inputs    []Input
 	Results   []Result // empty until DONE
 	Error     string   // why the job is in ERROR
+	// accepted is when this process accepted the job (zero for a recovered job), for the
+	// latency metric: CreatedTS keeps whole seconds only.
+	accepted time.Time
 }
 
 // to returns the job in a new status at ts.

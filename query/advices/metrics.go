@@ -20,7 +20,7 @@ var (
 	})
 	jobLatency = promauto.NewHistogram(prometheus.HistogramOpts{
 		Name:    "energy_advice_job_latency_seconds",
-		Help:    "Time from submission to a final status (queueing included).",
+		Help:    "Time from submission to a final status (queueing included), for jobs finished by the process that accepted them.",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60},
 	})
 	queueDepth = promauto.NewGauge(prometheus.GaugeOpts{

@@ -109,8 +109,9 @@ func (s *Service) Submit(ctx context.Context, tenantID string, body []byte) (Job
 	if inputs, err = s.fillFromSites(ctx, tenantID, inputs); err != nil {
 		return Job{}, err
 	}
-	now := time.Now().UTC().Truncate(time.Second)
-	j := Job{ID: uuid.NewString(), TenantID: tenantID, Status: StatusCreated, CreatedTS: now, UpdatedTS: now, Inputs: inputs}
+	accepted := time.Now()
+	now := accepted.UTC().Truncate(time.Second)
+	j := Job{ID: uuid.NewString(), TenantID: tenantID, Status: StatusCreated, CreatedTS: now, UpdatedTS: now, Inputs: inputs, accepted: accepted}
 	if err := s.store.put(ctx, j); err != nil {
 		return Job{}, err
 	}
@@ -198,7 +199,9 @@ func (s *Service) process(j Job) {
 		return
 	}
 	jobsFinished.WithLabelValues(final.Status).Inc()
-	jobLatency.Observe(time.Since(final.CreatedTS).Seconds())
+	if !final.accepted.IsZero() {
+		jobLatency.Observe(time.Since(final.accepted).Seconds())
+	}
 	if final.Status == StatusDone {
 		elementsComputed.Add(float64(len(final.Results)))
 	}
