@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -89,8 +88,8 @@ func (h *adviceHandler) get(ctx context.Context, in *adviceJobInput) (*adviceJob
 	if err != nil {
 		return nil, err
 	}
-	body := AdviceJobBody{JobID: j.ID, Status: j.Status, CreatedTs: j.CreatedTS.UTC().Format(time.RFC3339),
-		UpdatedTs: j.UpdatedTS.UTC().Format(time.RFC3339), Result: j.Results}
+	body := AdviceJobBody{JobID: j.ID, Status: j.Status, CreatedTs: formatTS(j.CreatedTS),
+		UpdatedTs: formatTS(j.UpdatedTS), Result: j.Results}
 	if body.Result == nil {
 		body.Result = []advices.Result{}
 	}
