@@ -3,7 +3,7 @@ GO        ?= go
 TEST_TIMEOUT ?= 10m
 PKGS      ?= ./...
 
-.PHONY: build test lint openapi run stop clean cluster cluster-stop test-cluster
+.PHONY: build test test-compat fuzz libchdb lint openapi run stop clean cluster cluster-stop test-cluster
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -13,10 +13,32 @@ build:
 test:
 	TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh $(PKGS)
 
+# The version matrix: the schema and query tests again, each test database also built on
+# ClickHouse 26.x in-process (libchdb) and every read replayed on both versions (schema/chtest).
+test-compat:
+	ENERGY_COMPAT_CHECK=1 TEST_LOG=var/test-compat.log TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh ./schema/... ./query/...
+	@grep -h '^ClickHouse 18.16 vs 26.x' var/test-compat.log || true
+
+# Every fuzz target for FUZZTIME each (found by name, so a new target is fuzzed too).
+FUZZTIME ?= 10s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
+# Unpacks libchdb (ClickHouse 26.x as a library, ~560 MB) under /var/cache/energy-chdb once.
+libchdb:
+	bash scripts/libchdb.sh
+
 lint:
 	@out="$$(gofmt -l .)"; \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
 	$(GO) tool staticcheck ./...
 
 # Lints both committed OpenAPI descriptions with Redocly's recommended rules (accepted findings,

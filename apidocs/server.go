@@ -68,6 +68,7 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	hc.OnAddOperation = append(hc.OnAddOperation, documentErrors)
 	api := humachi.New(router, hc)
 	api.UseMiddleware(authenticate(api, cfg.Registry))
+	api.UseMiddleware(rejectAmbiguousJSON)
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, Fail(http.StatusNotFound, CodeNotFound, "no resource at %s %s", r.Method, r.URL.Path))
 	})

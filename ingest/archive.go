@@ -85,6 +85,11 @@ func ReadArchive(data []byte, keys openpgp.EntityList) ([]Member, error) {
 }
 
 // untar gunzips and reads the tar stream, keeping regular files' content in memory.
+//
+// Several archives concatenated (cat a.tar.gz b.tar.gz, as some exporters append) are read
+// whole, as GNU tar --ignore-zeros does: gzip members follow one another in the stream, and a
+// tar archive that follows another's end-of-archive blocks is read too. Every member of every
+// archive counts toward the file, entry and size limits.
 func untar(r io.Reader) ([]Member, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
@@ -100,7 +105,15 @@ func untar(r io.Reader) ([]Member, error) {
 			if stream.read == 0 {
 				return nil, formatError("the gzip file is empty, not a tar archive")
 			}
-			break
+			next, err := nextArchive(stream)
+			if err != nil {
+				return nil, err
+			}
+			if next == nil {
+				break
+			}
+			tr = tar.NewReader(next)
+			continue
 		}
 		if err != nil {
 			return nil, streamError(stream, "not a valid tar archive", err)
@@ -136,14 +149,42 @@ func untar(r io.Reader) ([]Member, error) {
 	if regular == 0 {
 		return nil, fileCount(0, false)
 	}
-	// Read what follows the end-of-archive blocks: the gzip checksum is only verified at the
-	// end of its stream, and a bomb may hide in zero padding after the last member.
-	if _, err := io.Copy(io.Discard, stream); err != nil && !errors.Is(err, gzip.ErrHeader) {
-		// gzip.ErrHeader here means bytes after a complete, verified gzip member (tape
-		// padding, for instance): harmless.
-		return nil, streamError(stream, "corrupt gzip data", err)
-	}
 	return members, nil
+}
+
+// nextArchive reads past the zero blocks that end a tar archive (and pad it to its record
+// size) up to the end of the stream, which it returns as nil, or to the first block of another
+// archive, returned with the rest of the stream. Reading to the end also verifies the gzip
+// checksum, and sees a bomb hidden in zero padding.
+func nextArchive(stream *limitReader) (io.Reader, error) {
+	block := make([]byte, 512)
+	for {
+		n, err := io.ReadFull(stream, block)
+		if n > 0 && !allZero(block[:n]) {
+			if n < len(block) {
+				return nil, streamError(stream, "bytes that are not a tar archive follow the archive", io.ErrUnexpectedEOF)
+			}
+			return io.MultiReader(bytes.NewReader(block), stream), nil
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return nil, nil
+		case errors.Is(err, gzip.ErrHeader):
+			// Bytes after a complete, verified gzip member (tape padding, for instance): harmless.
+			return nil, nil
+		case err != nil:
+			return nil, streamError(stream, "corrupt gzip data", err)
+		}
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // readMember reads one member's content. The size announced by the header has already been

@@ -74,6 +74,11 @@ func FindServerBinary() (path string, prefix []string, err error) {
 // StartLocal launches a server with its data in dir on a free loopback port and waits until
 // it answers. A port taken between choosing and binding is retried with another port.
 func StartLocal(ctx context.Context, dir string) (*LocalServer, error) {
+	return StartLocalAt(ctx, dir, 0)
+}
+
+// StartLocalAt is StartLocal on a chosen loopback port (0: a free one, retried when taken).
+func StartLocalAt(ctx context.Context, dir string, port int) (*LocalServer, error) {
 	bin, prefix, err := FindServerBinary()
 	if err != nil {
 		return nil, err
@@ -90,7 +95,7 @@ func StartLocal(ctx context.Context, dir string) (*LocalServer, error) {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		s, err := startOnce(ctx, bin, prefix, dir)
+		s, err := startOnce(ctx, bin, prefix, dir, port)
 		if err == nil {
 			return s, nil
 		}
@@ -109,10 +114,13 @@ func StartLocal(ctx context.Context, dir string) (*LocalServer, error) {
 	return nil, lastErr
 }
 
-func startOnce(ctx context.Context, bin string, prefix []string, dir string) (*LocalServer, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+func startOnce(ctx context.Context, bin string, prefix []string, dir string, port int) (*LocalServer, error) {
+	if port == 0 {
+		p, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		port = p
 	}
 	return startOnPort(ctx, bin, prefix, dir, port)
 }

@@ -167,6 +167,19 @@ func stripComments(s string) string {
 	return strings.Join(keep, "\n")
 }
 
+// MigrationsTableSQL creates the table that records applied migrations.
+func MigrationsTableSQL(database, cluster string) string {
+	table, onCluster, engine := "schema_migrations", "", "ReplacingMergeTree()"
+	if cluster != "" {
+		// Every node holds the record, so an energyd on any node sees what another applied.
+		table = quoteIdent(database) + "." + table
+		onCluster = " ON CLUSTER " + quoteIdent(cluster)
+		engine = replicatedEngine(engine, database, "schema_migrations")
+	}
+	return "CREATE TABLE IF NOT EXISTS " + table + onCluster +
+		" (version UInt32, name String, applied_ts DateTime('UTC')) ENGINE = " + engine + " ORDER BY version"
+}
+
 // Migrate applies every migration not yet recorded in schema_migrations, in order, each once.
 // Two processes starting together are serialised by a lock table: CREATE TABLE without
 // IF NOT EXISTS succeeds for exactly one of them. Statements are idempotent as well, so a
@@ -182,15 +195,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	table, onCluster, engine := "schema_migrations", "", "ReplacingMergeTree()"
-	if db.Cluster != "" {
-		// Every node holds the record, so an energyd on any node sees what another applied.
-		table = quoteIdent(db.Name) + "." + table
-		onCluster = " ON CLUSTER " + quoteIdent(db.Cluster)
-		engine = replicatedEngine(engine, db.Name, "schema_migrations")
-	}
-	if err := db.Conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+table+onCluster+
-		" (version UInt32, name String, applied_ts DateTime('UTC')) ENGINE = "+engine+" ORDER BY version"); err != nil {
+	if err := db.Conn.Exec(ctx, MigrationsTableSQL(db.Name, db.Cluster)); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	unlock, err := db.lockMigrations(ctx)
@@ -216,6 +221,14 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	settings, err := db.ddlSettings(ctx)
+	if err != nil {
+		return err
+	}
+	sent := clickhouse.Settings{}
+	for k, v := range settings {
+		sent[k] = v
+	}
 	for _, m := range all {
 		if applied[m.Version] {
 			continue
@@ -225,7 +238,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 			return err
 		}
 		for _, s := range stmts {
-			sctx := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"allow_experimental_low_cardinality_type": 1}))
+			sctx := clickhouse.Context(ctx, clickhouse.WithSettings(sent))
 			if err := db.Conn.Exec(sctx, s); err != nil && !columnAlreadyAdded(s, err) {
 				return fmt.Errorf("migration %s: %w\n%s", m.Name, err, s)
 			}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
+
 	"energy/schema"
 	"energy/schema/chtest"
 )
@@ -189,5 +191,39 @@ func TestLauncherStartsAndStops(t *testing.T) {
 	}
 	if !schema.IsUnavailable(err) {
 		t.Fatalf("error after stop not classified as unavailable: %v", err)
+	}
+}
+
+// 18.16 needs the LowCardinality setting to create such columns; Migrate sends it because the
+// server lists it (current releases do not, and are sent nothing).
+func TestDDLSettingsFollowSystemSettings(t *testing.T) {
+	db := chtest.DB(t)
+	rows, err := db.Conn.Query(context.Background(), schema.DDLSettingsQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var known []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		known = append(known, n)
+	}
+	rows.Close()
+	if got := schema.DDLSettings(known); got["allow_experimental_low_cardinality_type"] != 1 || len(got) != 1 {
+		t.Fatalf("18.16 lists %v: settings %v, want the LowCardinality one", known, got)
+	}
+	if got := schema.DDLSettings([]string{"max_threads"}); len(got) != 0 {
+		t.Fatalf("a server without the setting would be sent %v", got)
+	}
+	// A LowCardinality column can be created with exactly what Migrate sends.
+	sent := clickhouse.Settings{}
+	for k, v := range schema.DDLSettings(known) {
+		sent[k] = v
+	}
+	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(sent))
+	if err := db.Conn.Exec(ctx, "CREATE TABLE lc_probe (s LowCardinality(String)) ENGINE = MergeTree ORDER BY s"); err != nil {
+		t.Fatal(err)
 	}
 }

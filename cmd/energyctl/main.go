@@ -100,6 +100,14 @@ func (s *storeFlags) open(ctx context.Context) (*schema.DB, error) {
 			return nil, fmt.Errorf("no --clickhouse-dsn given and %w", err)
 		}
 		dsn = strings.Replace(rec, "/default", "/energy", 1)
+	} else {
+		creds, err := schema.CredentialsFromEnv(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		if dsn, err = creds.Apply(dsn); err != nil {
+			return nil, err
+		}
 	}
 	db, err := schema.Open(ctx, dsn, s.cluster)
 	if err != nil {

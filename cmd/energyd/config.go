@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func loadConfig(args []string) (config, error) {
 		fs.StringVar(p, name, envOr(env, def), usage+" (env "+env+")")
 	}
 	str(&c.Listen, "listen", "ENERGY_LISTEN", ":8080", "address of the main API")
-	str(&c.AdviceListen, "advice-listen", "ENERGY_ADVICE_LISTEN", ":8081", "address of the recommendation API; empty disables it")
+	str(&c.AdviceListen, "advice-listen", "ENERGY_ADVICE_LISTEN", ":8081", "address of the recommendation API; empty disables it; unset: port 8081 on the host of --listen")
 	str(&c.DataDir, "data-dir", "ENERGY_DATA_DIR", "./var", "directory of the embedded ClickHouse and the archive spool")
 	str(&c.ClickHouseDSN, "clickhouse-dsn", "ENERGY_CLICKHOUSE_DSN", "", "ClickHouse DSN (clickhouse://host:9000/db); empty launches an embedded server under the data dir")
 	str(&c.ClickHouseClust, "clickhouse-cluster", "ENERGY_CLICKHOUSE_CLUSTER", "", "ClickHouse cluster name: migrations use ON CLUSTER, Replicated and Distributed tables")
@@ -67,6 +68,9 @@ func loadConfig(args []string) (config, error) {
 	str(&migrationTimeout, "migration-timeout", "ENERGY_MIGRATION_TIMEOUT", "5m", "longest wait for one schema migration statement")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if !flagGiven(fs, "advice-listen", "ENERGY_ADVICE_LISTEN") {
+		c.AdviceListen = followHost(c.Listen, "8081")
 	}
 	for _, k := range strings.Split(keys, ",") {
 		if k = strings.TrimSpace(k); k != "" {
@@ -108,6 +112,23 @@ func loadConfig(args []string) (config, error) {
 		return c, fmt.Errorf("--carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", carbon)
 	}
 	return c, nil
+}
+
+// flagGiven tells whether the flag or its environment variable was set.
+func flagGiven(fs *flag.FlagSet, name, env string) bool {
+	_, given := os.LookupEnv(env)
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// followHost is port on the host of addr: a main API restricted to one interface keeps the
+// recommendation API on that interface too, rather than exposing it on every one.
+func followHost(addr, port string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ":" + port
+	}
+	return net.JoinHostPort(host, port)
 }
 
 func envOr(name, def string) string {

@@ -67,3 +67,29 @@ func TestREADMEListsEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// The recommendation listener follows the host of the main one unless it is set itself.
+func TestAdviceListenerFollowsTheMainHost(t *testing.T) {
+	unsetenv(t, "ENERGY_LISTEN")
+	unsetenv(t, "ENERGY_ADVICE_LISTEN")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ":8081"},
+		{[]string{"--listen", "127.0.0.1:8080"}, "127.0.0.1:8081"},
+		{[]string{"--listen", "[::1]:9000"}, "[::1]:8081"},
+		{[]string{"--listen", "127.0.0.1:8080", "--advice-listen", ":9091"}, ":9091"},
+		{[]string{"--listen", "127.0.0.1:8080", "--advice-listen", ""}, ""},
+	} {
+		cfg, err := loadConfig(c.args)
+		if err != nil || cfg.AdviceListen != c.want {
+			t.Errorf("%q: advice listener %q (%v), want %q", c.args, cfg.AdviceListen, err, c.want)
+		}
+	}
+	t.Setenv("ENERGY_LISTEN", "127.0.0.1:8080")
+	t.Setenv("ENERGY_ADVICE_LISTEN", "0.0.0.0:8081")
+	if cfg, _ := loadConfig(nil); cfg.AdviceListen != "0.0.0.0:8081" {
+		t.Errorf("ENERGY_ADVICE_LISTEN set: %q", cfg.AdviceListen)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,34 +50,65 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	live := func(context.Context) error { return nil }
-	dsn, srv, err := schema.DSNOrLocal(ctx, cfg.ClickHouseDSN, filepath.Join(cfg.DataDir, "clickhouse"), "energy")
-	if err != nil {
-		return fmt.Errorf("embedded ClickHouse: %w", err)
+	// Listeners open at once: /healthz answers while the store is awaited, /readyz says why
+	// the service is not ready yet, and an orchestrator sees a live process.
+	mainGate := apidocs.NewStartup("the data store is not reachable yet")
+	gates := []*apidocs.Startup{mainGate}
+	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainGate, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}}
+	if cfg.AdviceListen != "" {
+		adviceGate := apidocs.NewStartup("the data store is not reachable yet")
+		gates = append(gates, adviceGate)
+		servers = append(servers, &http.Server{Addr: cfg.AdviceListen, Handler: adviceGate, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes})
 	}
-	if srv != nil {
+	waiting := func(reason string) {
+		for _, g := range gates {
+			g.Wait(reason)
+		}
+	}
+	errc := make(chan error, len(servers))
+	for _, s := range servers {
+		l, err := net.Listen("tcp", s.Addr)
+		if err != nil {
+			return err
+		}
+		log.Info("listening", "addr", l.Addr().String())
+		go func(s *http.Server) {
+			if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}(s)
+	}
+
+	dsn := cfg.ClickHouseDSN
+	if dsn != "" {
+		creds, err := schema.CredentialsFromEnv(os.Getenv)
+		if err != nil {
+			return err
+		}
+		if dsn, err = creds.Apply(dsn); err != nil {
+			return err
+		}
+	}
+	live := func(context.Context) error { return nil }
+	if dsn == "" {
+		waiting("the embedded data store is starting")
+		srv, err := schema.StartLocal(ctx, filepath.Join(cfg.DataDir, "clickhouse"))
+		if err != nil {
+			return fmt.Errorf("embedded ClickHouse: %w", err)
+		}
 		// Restarted when it exits or freezes; /healthz fails once it cannot be restarted.
 		sup := schema.Supervise(srv, schema.Supervision{}, log)
 		defer sup.Stop()
 		live = func(context.Context) error { return sup.Health() }
+		dsn = srv.DSN("energy")
 		log.Info("embedded ClickHouse started", "dsn", dsn, "dir", srv.Dir)
 	}
-	db, err := openWhenReachable(ctx, dsn, cfg.ClickHouseClust, cfg.StoreTimeouts, log)
+	db, err := openAndMigrate(ctx, dsn, cfg.ClickHouseClust, cfg.StoreTimeouts, log, waiting)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	var migrated atomic.Bool
-	if err := db.Migrate(ctx, log); err != nil {
-		return err
-	}
-	migrated.Store(true)
-	ready := func(ctx context.Context) error {
-		if !migrated.Load() {
-			return errors.New("migrations not applied yet")
-		}
-		return db.Ping(ctx)
-	}
+	ready := func(ctx context.Context) error { return db.Ping(ctx) }
 
 	reg := registry.New(db)
 	go reg.WatchTokens(ctx, tokenWatchInterval)
@@ -96,34 +126,39 @@ func run() error {
 		}
 	}
 	mainHandler, _ := apidocs.NewMain(apiCfg)
-
-	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainHandler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}}
-	if cfg.AdviceListen != "" {
+	mainGate.Open(mainHandler)
+	if len(gates) > 1 {
 		adviceHandler, _ := apidocs.NewAdvice(apiCfg)
-		servers = append(servers, &http.Server{Addr: cfg.AdviceListen, Handler: adviceHandler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes})
+		gates[1].Open(adviceHandler)
 	}
-	errc := make(chan error, len(servers))
-	for _, s := range servers {
-		l, err := net.Listen("tcp", s.Addr)
-		if err != nil {
-			return err
-		}
-		log.Info("listening", "addr", l.Addr().String())
-		go func(s *http.Server) {
-			if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				errc <- err
-			}
-		}(s)
-	}
+	log.Info("ready")
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down: finishing in-flight requests")
 	case err := <-errc:
 		return err
 	}
+	// The listeners close first, so that no request reaches a job service that is stopping.
+	shutdownServers(servers, log)
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	// Both listeners close at once, then each waits for its in-flight requests.
+	// Running jobs finish, or are released to the next start when the grace period ends.
+	if err := jobs.Stop(sctx); err != nil {
+		log.Warn("shutdown", "error", err)
+	}
+	if apiCfg.Advices != nil {
+		if err := apiCfg.Advices.Stop(sctx); err != nil {
+			log.Warn("shutdown", "error", err)
+		}
+	}
+	return nil
+}
+
+// shutdownServers closes every listener at once, then waits for in-flight requests (30 s at
+// most).
+func shutdownServers(servers []*http.Server, log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	var wg sync.WaitGroup
 	for _, s := range servers {
 		wg.Add(1)
@@ -136,16 +171,6 @@ func run() error {
 	}
 	wg.Wait()
 	log.Info("HTTP servers stopped")
-	// Running jobs finish, or are released to the next start when the grace period ends.
-	if err := jobs.Stop(sctx); err != nil {
-		log.Warn("shutdown", "error", err)
-	}
-	if apiCfg.Advices != nil {
-		if err := apiCfg.Advices.Stop(sctx); err != nil {
-			log.Warn("shutdown", "error", err)
-		}
-	}
-	return nil
 }
 
 // maxHeaderBytes bounds a request's header block (Go's default is 1 MiB): larger ones are
@@ -160,13 +185,22 @@ const tokenWatchInterval = 250 * time.Millisecond
 // energyd replica (or energyctl) leaves stale cached answers here; the contract is 1 s.
 const dataVersionWatchInterval = 250 * time.Millisecond
 
-// openWhenReachable opens the store, waiting for a ClickHouse that does not answer yet (it may
-// be starting beside us) instead of exiting; a bad DSN fails at once.
-func openWhenReachable(ctx context.Context, dsn, cluster string, timeouts schema.Timeouts, log *slog.Logger) (*schema.DB, error) {
-	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+// openAndMigrate opens the store and applies the migrations, waiting for a ClickHouse that does
+// not answer yet (it may be starting beside us, or be down for a while) instead of exiting;
+// a bad DSN or a refused migration fails at once. waiting tells the listeners what it waits for.
+func openAndMigrate(ctx context.Context, dsn, cluster string, timeouts schema.Timeouts, log *slog.Logger, waiting func(string)) (*schema.DB, error) {
+	for wait := time.Second; ; wait = min(2*wait, maxStoreRetry) {
+		waiting("the data store is not reachable yet")
 		db, err := schema.OpenWithTimeouts(ctx, dsn, cluster, timeouts)
-		if err == nil || !schema.IsUnavailable(err) {
-			return db, err
+		if err == nil {
+			waiting("migrating the schema")
+			if err = db.Migrate(ctx, log); err == nil {
+				return db, nil
+			}
+			db.Close()
+		}
+		if !schema.IsUnavailable(err) || ctx.Err() != nil {
+			return nil, err
 		}
 		log.Warn("ClickHouse does not answer yet; retrying", "retryIn", wait.String(), "error", err)
 		select {
@@ -176,3 +210,7 @@ func openWhenReachable(ctx context.Context, dsn, cluster string, timeouts schema
 		}
 	}
 }
+
+// maxStoreRetry bounds the wait between two attempts to reach the store, so that the service
+// is ready within seconds of its store.
+const maxStoreRetry = 5 * time.Second

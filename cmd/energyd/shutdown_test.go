@@ -59,6 +59,26 @@ func startEnergyd(t *testing.T, bin, dsn string) *daemon {
 // startEnergydWith runs the binary on a free port with args and waits for /readyz.
 func startEnergydWith(t *testing.T, bin string, args ...string) *daemon {
 	t.Helper()
+	d := launchEnergyd(t, bin, args...)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + d.addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("energyd not ready within 60 s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// launchEnergyd runs the binary on a free port with args, without waiting.
+func launchEnergyd(t *testing.T, bin string, args ...string) *daemon {
+	t.Helper()
 	d := &daemon{addr: freeAddr(t), lines: make(chan string, 1000), exited: make(chan error, 1)}
 	d.cmd = exec.Command(bin, append([]string{"--listen", d.addr, "--advice-listen", ""}, args...)...)
 	stderr, err := d.cmd.StderrPipe()
@@ -81,20 +101,7 @@ func startEnergydWith(t *testing.T, bin string, args ...string) *daemon {
 	t.Cleanup(func() {
 		_ = d.cmd.Process.Kill()
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + d.addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return d
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("energyd not ready within 60 s: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return d
 }
 
 // waitLine waits for a stderr line containing s.

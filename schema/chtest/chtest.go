@@ -127,6 +127,7 @@ func startContainer(ctx context.Context) (string, func(), error) {
 // Without it the server still stops when the test binary exits (it gets SIGTERM on our death).
 func Main(m *testing.M) int {
 	code := m.Run()
+	closeCompatEngine()
 	if local != nil {
 		_ = local.Stop()
 		os.RemoveAll(localDir)
@@ -179,6 +180,9 @@ func DB(t testing.TB) *schema.DB {
 	t.Cleanup(func() { db.Close() })
 	if err := db.Migrate(ctx, nil); err != nil {
 		t.Fatalf("migrate test database: %v", err)
+	}
+	if compatEnabled() {
+		watchCompat(t, db)
 	}
 	return db
 }
