@@ -22,11 +22,10 @@ test-compat:
 # Every fuzz target for FUZZTIME each (found by name, so a new target is fuzzed too).
 FUZZTIME ?= 10s
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
-	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
-	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
-	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); \
+	@set -e; for f in $$(grep -rlE --include='*_test.go' '^func Fuzz' .); do \
+	  for t in $$(grep -oE '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
+	    echo "fuzz $$(dirname $$f) $$t ($(FUZZTIME))"; \
+	    $(GO) test $$(dirname $$f) -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME); \
 	  done; \
 	done
 
