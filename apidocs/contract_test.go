@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"energy/query/advices"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -73,7 +74,13 @@ func TestContract(t *testing.T) {
 	h := jh.harness
 	reader, collector := h.token("acme", "read"), h.token("acme", "collect")
 	mainServer := h.srv
-	adviceHandler, _ := NewAdvice(Config{Registry: h.reg, Ready: h.db.Ping, Jobs: jh.jobs})
+	adviceJobs := advices.NewService(h.db, advices.Config{})
+	adviceToken := h.token("acme", "advices")
+	adviceJob, err := adviceJobs.Submit(context.Background(), "acme", []byte(`[{"input": {"HOUSING_TYPE": "HOUSE"}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adviceHandler, _ := NewAdvice(Config{Registry: h.reg, Ready: h.db.Ping, Jobs: jh.jobs, Advices: adviceJobs})
 	adviceServer := httptest.NewServer(adviceHandler)
 	t.Cleanup(adviceServer.Close)
 
@@ -188,6 +195,12 @@ func TestContract(t *testing.T) {
 	adviceCases := []contractCase{
 		{op: "healthz", method: "GET", path: "/healthz", want: 200},
 		{op: "readyz", method: "GET", path: "/readyz", want: 200},
+		{op: "submit-advice-job", method: "POST", path: "/v1/jobs/advices", token: adviceToken, ctype: "application/json",
+			body: []byte(`[{"input": {"HOUSING_LAST_YEAR_GAS_HEATING_CONSUMPTION": 12000, "HOUSING_HEATING_SETPOINT": 21}}]`), want: 200},
+		{op: "submit-advice-job", method: "POST", path: "/v1/jobs/advices", token: adviceToken, ctype: "application/json",
+			body: []byte(`[{"input": {"HOUSING_SURFACE": -2}}]`), want: 400, breaks: true},
+		{op: "get-advice-job", method: "GET", path: "/v1/jobs/advices/" + adviceJob.ID, token: adviceToken, want: 200},
+		{op: "get-advice-job", method: "GET", path: "/v1/jobs/advices/5d0c8e0a-3b8e-4f7e-9a41-2f1f6f0c9b7d", token: adviceToken, want: 404},
 	}
 	adviceCovered := map[string]map[string]bool{}
 	for _, c := range adviceCases {
