@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"energy/query/targets"
 	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
@@ -30,7 +31,7 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	db := chtest.DB(t)
 	reg := registry.New(db)
-	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping})
+	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	hs := &harness{t: t, db: db, reg: reg, srv: srv}

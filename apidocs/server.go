@@ -17,6 +17,7 @@ import (
 	"energy/ingest"
 	"energy/query/advices"
 	"energy/query/heating"
+	"energy/query/targets"
 	"energy/schema/registry"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	Jobs *ingest.Service
 	// Advices runs recommendation jobs (endpoint 10, advice listener); nil: not served.
 	Advices *advices.Service
+	// Targets and Outbox serve the target endpoints; nil Targets: not served.
+	Targets *targets.Store
+	Outbox  *targets.Outbox
 }
 
 // serverDescription says where each listener answers; the description's server is relative:
@@ -107,6 +111,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerConsumption(api, cfg.Registry, cfg.Consumptions)
 	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)
+	registerTargets(api, cfg.Registry, cfg.Targets, cfg.Outbox)
 	return limitUpload(router), api
 }
 

@@ -2,6 +2,7 @@ package apidocs
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -11,14 +12,15 @@ import (
 
 // SiteBody is a site as sent to and returned by PUT/GET /v2/sites/{siteId}.
 type SiteBody struct {
-	SiteID           string `json:"siteId,omitempty" doc:"Site id; when given it must equal the path's" example:"SITE-1"`
-	SiteCustomerID   string `json:"siteCustomerId,omitempty" doc:"Marketer's site identifier (unique with personCustomerId within the tenant)" example:"C-1"`
-	PersonCustomerID string `json:"personCustomerId,omitempty" doc:"Marketer's person identifier" example:"P-1"`
-	Timezone         string `json:"timezone,omitempty" doc:"IANA time zone of the site; default Europe/Paris" example:"Europe/Paris"`
-	WeatherStationID string `json:"weatherStationId,omitempty" doc:"Weather station serving the site (must exist)" example:"07149"`
-	TariffID         string `json:"tariffId,omitempty" doc:"Electricity tariff (contract) of the site (must exist, option BASE, HPHC or TEMPO); without one, consumptions carry no cost" example:"HPHC-2024"`
-	GasTariffID      string `json:"gasTariffId,omitempty" doc:"Gas tariff of the site (must exist, option GAS): prices gas consumptions and gas heating budgets" example:"GAS-2024"`
-	HeatingFluid     string `json:"heatingFluid,omitempty" enum:"GAS,ELEC,NONE" doc:"Heating fluid; default NONE" example:"GAS"`
+	SiteID           string            `json:"siteId,omitempty" doc:"Site id; when given it must equal the path's" example:"SITE-1"`
+	SiteCustomerID   string            `json:"siteCustomerId,omitempty" doc:"Marketer's site identifier (unique with personCustomerId within the tenant)" example:"C-1"`
+	PersonCustomerID string            `json:"personCustomerId,omitempty" doc:"Marketer's person identifier" example:"P-1"`
+	Timezone         string            `json:"timezone,omitempty" doc:"IANA time zone of the site; default Europe/Paris" example:"Europe/Paris"`
+	WeatherStationID string            `json:"weatherStationId,omitempty" doc:"Weather station serving the site (must exist)" example:"07149"`
+	TariffID         string            `json:"tariffId,omitempty" doc:"Electricity tariff (contract) of the site (must exist, option BASE, HPHC or TEMPO); without one, consumptions carry no cost" example:"HPHC-2024"`
+	GasTariffID      string            `json:"gasTariffId,omitempty" doc:"Gas tariff of the site (must exist, option GAS): prices gas consumptions and gas heating budgets" example:"GAS-2024"`
+	HeatingFluid     string            `json:"heatingFluid,omitempty" enum:"GAS,ELEC,NONE" doc:"Heating fluid; default NONE" example:"GAS"`
+	Contact          *registry.Contact `json:"contact,omitempty" doc:"Receiver of the site's target notifications (email for EMAIL, E.164 phone for SMS); absent: none"`
 }
 
 type siteOutput struct {
@@ -56,7 +58,11 @@ func (h *siteHandler) put(ctx context.Context, in *putSiteInput) (*siteOutput, e
 	}
 	b := in.Body
 	s := registry.Site{TenantID: Caller(ctx).TenantID, SiteID: in.SiteID, SiteCustomerID: b.SiteCustomerID, PersonCustomerID: b.PersonCustomerID,
-		Timezone: b.Timezone, WeatherStationID: b.WeatherStationID, TariffID: b.TariffID, GasTariffID: b.GasTariffID, HeatingFluid: b.HeatingFluid}
+		Timezone: b.Timezone, WeatherStationID: b.WeatherStationID, TariffID: b.TariffID, GasTariffID: b.GasTariffID, HeatingFluid: b.HeatingFluid,
+		Contact: b.Contact}
+	if s.Contact != nil && *s.Contact == (registry.Contact{}) {
+		s.Contact = nil
+	}
 	if err := h.reg.PutSite(ctx, s); err != nil {
 		return nil, err
 	}
@@ -65,8 +71,10 @@ func (h *siteHandler) put(ctx context.Context, in *putSiteInput) (*siteOutput, e
 }
 
 func (h *siteHandler) get(ctx context.Context, in *SiteIDParam) (*siteOutput, error) {
-	s, err := site(ctx, h.reg, in.SiteID)
-	if err != nil {
+	s, err := h.reg.SiteWithContact(ctx, Caller(ctx).TenantID, in.SiteID)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, SiteNotFound(in.SiteID)
+	} else if err != nil {
 		return nil, err
 	}
 	return &siteOutput{Body: siteBody(s)}, nil
@@ -74,5 +82,5 @@ func (h *siteHandler) get(ctx context.Context, in *SiteIDParam) (*siteOutput, er
 
 func siteBody(s registry.Site) SiteBody {
 	return SiteBody{SiteID: s.SiteID, SiteCustomerID: s.SiteCustomerID, PersonCustomerID: s.PersonCustomerID, Timezone: s.Timezone,
-		WeatherStationID: s.WeatherStationID, TariffID: s.TariffID, GasTariffID: s.GasTariffID, HeatingFluid: s.HeatingFluid}
+		WeatherStationID: s.WeatherStationID, TariffID: s.TariffID, GasTariffID: s.GasTariffID, HeatingFluid: s.HeatingFluid, Contact: s.Contact}
 }

@@ -20,7 +20,7 @@ type resourceKind[T any] struct {
 }
 
 var (
-	sites    = resourceKind[registry.Site]{"site", "site", (*registry.Store).PutSite, (*registry.Store).Site}
+	sites    = resourceKind[registry.Site]{"site", "site", (*registry.Store).PutSite, (*registry.Store).SiteWithContact}
 	tariffs  = resourceKind[registry.Tariff]{"tariff", "tariff", (*registry.Store).PutTariff, (*registry.Store).Tariff}
 	stations = resourceKind[registry.Station]{"station", "weather station", (*registry.Store).PutStation, (*registry.Store).Station}
 )

@@ -38,8 +38,11 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&s.TariffID, "tariff", "", "tariffId (must exist)")
 	fs.StringVar(&s.GasTariffID, "gas-tariff", "", "gasTariffId (must exist, option GAS)")
 	fs.StringVar(&s.HeatingFluid, "heating", "", "heatingFluid: GAS, ELEC or NONE (default NONE)")
+	var contact registry.Contact
+	fs.StringVar(&contact.Email, "email", "", "contact.email: receives the site's EMAIL target notifications")
+	fs.StringVar(&contact.Phone, "phone", "", "contact.phone: E.164 number receiving the site's SMS target notifications")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--gas-tariff G] [--heating GAS|ELEC|NONE]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
+		fmt.Fprintln(fs.Output(), "usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--gas-tariff G] [--heating GAS|ELEC|NONE] [--email A] [--phone +33…]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
 		fs.PrintDefaults()
 	}
 	id, err := parseCommand(fs, args, "site id")
@@ -73,6 +76,18 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 		})
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "email" || f.Name == "phone" {
+			if s.Contact == nil {
+				s.Contact = &registry.Contact{}
+			}
+			if f.Name == "email" {
+				s.Contact.Email = contact.Email
+			} else {
+				s.Contact.Phone = contact.Phone
+			}
+		}
+	})
 	if s.SiteID != "" && s.SiteID != id {
 		return fmt.Errorf("site %s rejected: field siteId: %q differs from the id %q", id, s.SiteID, id)
 	}

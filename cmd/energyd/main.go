@@ -18,6 +18,7 @@ import (
 
 	"energy/apidocs"
 	"energy/query/advices"
+	"energy/query/targets"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -117,7 +118,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(db, reg), Jobs: jobs, Logger: log}
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(db, reg), Jobs: jobs, Logger: log,
+		Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.
 		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log})

@@ -27,6 +27,8 @@ type Site struct {
 	TariffID         string `json:"tariffId,omitempty"`
 	GasTariffID      string `json:"gasTariffId,omitempty"`
 	HeatingFluid     string `json:"heatingFluid"`
+	// Contact receives target notifications; read by SiteWithContact (Site leaves it nil).
+	Contact *Contact `json:"contact,omitempty"`
 }
 
 // Location is the site's IANA time zone (Validate has checked it loads).
@@ -76,6 +78,9 @@ func (s Site) Validate() error {
 	case HeatingGas, HeatingElec, HeatingNone:
 	default:
 		return fieldErr("heatingFluid", "must be GAS, ELEC or NONE (got %q)", s.HeatingFluid)
+	}
+	if s.Contact != nil {
+		return s.Contact.Validate()
 	}
 	return nil
 }
@@ -140,11 +145,20 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 	if err != nil {
 		return err
 	}
+	version := s.version()
 	if err := b.Append(site.TenantID, site.SiteID, site.SiteCustomerID, site.PersonCustomerID, site.Timezone,
-		site.WeatherStationID, site.TariffID, site.GasTariffID, site.HeatingFluid, s.now().UTC(), s.version()); err != nil {
+		site.WeatherStationID, site.TariffID, site.GasTariffID, site.HeatingFluid, s.now().UTC(), version); err != nil {
 		return err
 	}
 	if err := b.Send(); err != nil {
+		return err
+	}
+	// A PUT replaces the whole site: no contact in it clears the stored one.
+	var contact Contact
+	if site.Contact != nil {
+		contact = *site.Contact
+	}
+	if err := s.putContact(ctx, site.TenantID, site.SiteID, contact, version); err != nil {
 		return err
 	}
 	// Cached results priced with the old site or tariff must not be served again.
