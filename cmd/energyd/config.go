@@ -33,6 +33,12 @@ type config struct {
 	MemoryHeadroomMB int
 	// Bounds of every ClickHouse call: reads, inserts and other writes, migration statements.
 	StoreTimeouts schema.Timeouts
+	// Target notifications: SMTP for EMAIL, an HTTP gateway for SMS (its token from the
+	// environment only, never a flag visible in ps).
+	SMTPURL             string
+	SMSGatewayURL       string
+	SMSGatewayToken     string
+	NotificationBackoff time.Duration
 }
 
 func loadConfig(args []string) (config, error) {
@@ -66,8 +72,18 @@ func loadConfig(args []string) (config, error) {
 	str(&queryTimeout, "query-timeout", "ENERGY_QUERY_TIMEOUT", "10s", "longest wait for one ClickHouse read; a stalled store answers 503 within it")
 	str(&insertTimeout, "insert-timeout", "ENERGY_INSERT_TIMEOUT", "1m", "longest wait for one ClickHouse insert or other write (a failed job insert is retried later)")
 	str(&migrationTimeout, "migration-timeout", "ENERGY_MIGRATION_TIMEOUT", "5m", "longest wait for one schema migration statement")
+	str(&c.SMTPURL, "smtp-url", "ENERGY_SMTP_URL", "", "SMTP server of EMAIL notifications: smtp://user:pass@host:port?from=addr (STARTTLS when offered; smtps:// for TLS); empty: EMAIL notifications fail")
+	str(&c.SMSGatewayURL, "sms-gateway-url", "ENERGY_SMS_GATEWAY_URL", "", "HTTP gateway of SMS notifications (POST {\"to\", \"text\"}, bearer ENERGY_SMS_GATEWAY_TOKEN); empty: SMS notifications fail")
+	var backoff string
+	str(&backoff, "notification-backoff", "ENERGY_NOTIFICATION_BACKOFF", "30s", "wait after a notification's first failed attempt, doubled after each further one (8 attempts at most)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	c.SMSGatewayToken = os.Getenv("ENERGY_SMS_GATEWAY_TOKEN")
+	if d, err := time.ParseDuration(backoff); err != nil || d <= 0 {
+		return c, fmt.Errorf("--notification-backoff: %q is not a positive duration (for example 30s)", backoff)
+	} else {
+		c.NotificationBackoff = d
 	}
 	if !flagGiven(fs, "advice-listen", "ENERGY_ADVICE_LISTEN") {
 		c.AdviceListen = followHost(c.Listen, "8081")

@@ -118,8 +118,13 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	outbox := targets.NewOutbox(db)
+	sender, err := startNotifications(cfg, outbox, reg, log)
+	if err != nil {
+		return err
+	}
 	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(db, reg), Jobs: jobs, Logger: log,
-		Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)}
+		Targets: targets.NewStore(db), Outbox: outbox}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.
 		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log})
@@ -152,6 +157,9 @@ func run() error {
 		if err := apiCfg.Advices.Stop(sctx); err != nil {
 			log.Warn("shutdown", "error", err)
 		}
+	}
+	if err := sender.Stop(sctx); err != nil {
+		log.Warn("shutdown: notification sender", "error", err)
 	}
 	return nil
 }

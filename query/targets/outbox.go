@@ -34,18 +34,20 @@ type Notification struct {
 	LastError    string    `json:"lastError,omitempty"`
 	NextAttempt  time.Time `json:"nextAttemptTs"`
 	ClaimedUntil time.Time `json:"-"` // an attempt is in flight until then (zero: none)
+	ClaimedBy    string    `json:"-"` // the sender that holds the claim
 }
 
 // Outbox is the durable store of notifications, in ClickHouse.
 type Outbox struct {
-	db  *schema.DB
-	now func() time.Time
+	db     *schema.DB
+	rowVer schema.RowVersions
+	now    func() time.Time
 }
 
 // NewOutbox returns the outbox over db.
 func NewOutbox(db *schema.DB) *Outbox { return &Outbox{db: db, now: time.Now} }
 
-const notificationColumns = "tenant_id, site_id, target_id, notification_id, event, channel, occurrence, subject, body, state, created_ts, sent_ts, attempts, last_error, next_attempt_ts, claimed_until"
+const notificationColumns = "tenant_id, site_id, target_id, notification_id, event, channel, occurrence, subject, body, state, created_ts, sent_ts, attempts, last_error, next_attempt_ts, claimed_until, claimed_by"
 
 // List returns a target's notifications, newest first.
 func (o *Outbox) List(ctx context.Context, tenantID, siteID, targetID string) ([]Notification, error) {
@@ -74,7 +76,7 @@ func (o *Outbox) query(ctx context.Context, where, outer string, limit int, args
 	for rows.Next() {
 		var x Notification
 		if err := rows.Scan(&x.TenantID, &x.SiteID, &x.TargetID, &x.ID, &x.Event, &x.Channel, &x.Occurrence, &x.Subject, &x.Body,
-			&x.State, &x.Created, &x.Sent, &x.Attempts, &x.LastError, &x.NextAttempt, &x.ClaimedUntil); err != nil {
+			&x.State, &x.Created, &x.Sent, &x.Attempts, &x.LastError, &x.NextAttempt, &x.ClaimedUntil, &x.ClaimedBy); err != nil {
 			return nil, err
 		}
 		x.Sent, x.NextAttempt, x.ClaimedUntil = unEpoch(x.Sent), unEpoch(x.NextAttempt), unEpoch(x.ClaimedUntil)

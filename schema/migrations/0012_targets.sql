@@ -49,7 +49,8 @@ ORDER BY (tenant_id, site_id, target_id, field);
 -- so writing the same event again replaces nothing new. A notification is created with version 1
 -- and every later state is written with a larger version, so a late re-write of the creation can
 -- never bring back PENDING over SENT or FAILED.
--- claimed_until: an attempt is in flight until then (0: none); next_attempt_ts: backoff.
+-- claimed_until/claimed_by: an attempt is handing the message over until then, by that sender
+-- (0 and empty: none); next_attempt_ts: the backoff.
 CREATE TABLE IF NOT EXISTS {{table "notifications"}} {{onCluster}} (
     tenant_id       String,
     site_id         String,
@@ -67,6 +68,7 @@ CREATE TABLE IF NOT EXISTS {{table "notifications"}} {{onCluster}} (
     last_error      String,
     next_attempt_ts DateTime('UTC'),
     claimed_until   DateTime('UTC'),
+    claimed_by      String,
     version         UInt64
 ) ENGINE = {{engine "notifications" "ReplacingMergeTree(version)"}}
 ORDER BY (tenant_id, site_id, target_id, notification_id);
