@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"energy/ingest"
+	"energy/query/targets"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -56,7 +57,7 @@ func newJobsHarness(t *testing.T, publicURL string, start bool, edit func(*inges
 		defer cancel()
 		jobs.Stop(ctx)
 	})
-	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, PublicURL: publicURL, Jobs: jobs})
+	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, PublicURL: publicURL, Jobs: jobs, Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	hs := &harness{t: t, db: db, reg: reg, srv: srv}

@@ -40,6 +40,9 @@ type Config struct {
 	// RetryDelay is the pause before a job that hit a transient failure (storage down) is tried again.
 	RetryDelay time.Duration
 	Log        *slog.Logger
+	// AfterStore, when set, hears what each job stored (after its rows are inserted, before it
+	// is recorded DONE); an error makes the job be processed again after RetryDelay.
+	AfterStore func(ctx context.Context, d StoredData) error
 }
 
 // Service accepts archives, runs their jobs on a bounded worker pool and answers job queries.

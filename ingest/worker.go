@@ -152,6 +152,14 @@ func (s *Service) process(e *entry) {
 	// ends in TIMEOUT with part of its rows stored because of the deadline alone.
 	ictx, icancel := context.WithTimeout(s.runCtx, insertTimeout)
 	defer icancel()
+	var stored StoredData
+	if s.cfg.AfterStore != nil {
+		// What is new is looked up before this job's rows are in.
+		if stored, err = storedData(ictx, s.cfg.DB, job.TenantID, job.ID, fileRows); err != nil {
+			s.fail(e, "look up the new readings", err)
+			return
+		}
+	}
 	if err := insertRows(ictx, s.cfg.DB, job.TenantID, job.ID, fileRows, job.SubmittedTS); err != nil {
 		s.fail(e, "insert the rows", err)
 		return
@@ -161,6 +169,12 @@ func (s *Service) process(e *entry) {
 	}
 	if s.afterInsert != nil {
 		s.afterInsert(ictx, job)
+	}
+	if s.cfg.AfterStore != nil {
+		if err := s.cfg.AfterStore(ictx, stored); err != nil {
+			s.fail(e, "record the job's events", err)
+			return
+		}
 	}
 	done := job.to(StateDone, stamp(s.now()))
 	done.Overview, done.Files = ov, files

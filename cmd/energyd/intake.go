@@ -13,14 +13,16 @@ import (
 
 // startIntake loads the OpenPGP keys, opens the archive spool under the data dir, recovers the
 // jobs a previous run left unfinished and starts the worker pool.
-func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.Store, log *slog.Logger) (*ingest.Service, error) {
+// afterStore hears what each job stored before the job is recorded DONE.
+func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.Store, afterStore func(context.Context, ingest.StoredData) error,
+	log *slog.Logger) (*ingest.Service, error) {
 	keys, err := ingest.LoadKeys(cfg.PGPKeyFiles)
 	if err != nil {
 		return nil, fmt.Errorf("--pgp-key-files: %w", err)
 	}
 	jobs, err := ingest.New(ingest.Config{
 		DB: db, Registry: reg, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Keys: keys,
-		Workers: cfg.Workers, Deadline: cfg.JobDeadline, Log: log,
+		Workers: cfg.Workers, Deadline: cfg.JobDeadline, Log: log, AfterStore: afterStore,
 	})
 	if err != nil {
 		return nil, err

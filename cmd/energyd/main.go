@@ -18,6 +18,7 @@ import (
 
 	"energy/apidocs"
 	"energy/query/advices"
+	"energy/query/consumption"
 	"energy/query/targets"
 	"energy/schema"
 	"energy/schema/registry"
@@ -114,17 +115,18 @@ func run() error {
 	reg := registry.New(db)
 	go reg.WatchTokens(ctx, tokenWatchInterval)
 	go reg.Versions.Watch(ctx, dataVersionWatchInterval, log)
-	jobs, err := startIntake(ctx, cfg, db, reg, log)
-	if err != nil {
-		return err
-	}
-	outbox := targets.NewOutbox(db)
+	outbox, targetStore := targets.NewOutbox(db), targets.NewStore(db)
 	sender, err := startNotifications(cfg, outbox, reg, log)
 	if err != nil {
 		return err
 	}
+	checker := targets.NewChecker(targetStore, outbox, reg, consumption.NewEngine(db, reg, cfg.CarbonCoefficient), sender.Wake, log)
+	jobs, err := startIntake(ctx, cfg, db, reg, targetEvents(checker), log)
+	if err != nil {
+		return err
+	}
 	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(db, reg), Jobs: jobs, Logger: log,
-		Targets: targets.NewStore(db), Outbox: outbox}
+		Targets: targetStore, Outbox: outbox}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.
 		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log})
