@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"energy/query/advices"
+	"energy/query/consumption"
 	"energy/query/heating"
 	"energy/query/weather"
 	"energy/schema/registry"
@@ -256,4 +260,55 @@ func TestBudgetInsufficientData(t *testing.T) {
 	h.wantError(st, body, hdr, http.StatusNotFound, "SITE_NOT_FOUND")
 	st, body, hdr = h.do("GET", "/v1/sites/NONE/budget/heating", h.token("globex", "read"), "")
 	h.wantError(st, body, hdr, http.StatusNotFound, "SITE_NOT_FOUND")
+}
+
+// TestAdviceSiteIDFromHeatingModel: SITE_ID fills the heating consumption of the site's fluid
+// from the model fitted on its readings. Worked by hand (see the budget test above): slope 4
+// kWh per degree day at Tb 15 °C, so the heating part of a normal year is 4 × NDD(15) kWh; the
+// set-point advice saves 7 % per degree above 19 °C: at 21 °C, 14 % of it at 0.11 EUR/kWh.
+func TestAdviceSiteIDFromHeatingModel(t *testing.T) {
+	h := newHarness(t)
+	b := newBudgetSite(t, h)
+	for _, put := range []struct{ path, body string }{
+		{"/v2/tariffs/GAS-1", `{"option":"GAS","prices":[{"validFrom":"2000-01-01","byHeading":{"BASE":0.1}}]}`},
+		{"/v2/sites/GASSITE", `{"weatherStationId":"ST","gasTariffId":"GAS-1","heatingFluid":"GAS"}`},
+		{"/v2/sites/NOHEAT", `{"weatherStationId":"ST","heatingFluid":"NONE"}`},
+	} {
+		if st, body, _ := h.do("PUT", put.path, h.admin, put.body); st != 200 {
+			t.Fatalf("%s: %d %s", put.path, st, body)
+		}
+	}
+	b.gasReadings(t, h, "GASSITE")
+
+	svc := advices.NewService(h.db, advices.Config{Workers: 1,
+		Heating: advices.ModelHeating{Sites: h.reg, Budgeter: heating.NewBudgeter(h.db, h.reg, consumption.NewEngine(h.db, h.reg, 0.052))}})
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	handler, _ := NewAdvice(Config{Registry: h.reg, Ready: h.db.Ping, Advices: svc})
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	a := &harness{t: t, db: h.db, reg: h.reg, srv: srv, admin: h.admin}
+	token := a.token("acme", "advices")
+
+	j := waitAdviceJob(a, token, submitAdvices(a, token, `[{"input": {"SITE_ID": "GASSITE", "HOUSING_HEATING_SETPOINT": 21}}]`))
+	if j.Status != "DONE" || len(j.Result) != 1 {
+		t.Fatalf("job %+v, want DONE with one result", j)
+	}
+	want := 4 * b.normalDD(15)
+	ctx := j.Result[0].Context
+	if got, _ := ctx["HOUSING_LAST_YEAR_GAS_HEATING_CONSUMPTION"].(float64); math.Abs(got-want) > 1e-6 || ctx["heatingFluid"] != "GAS" {
+		t.Fatalf("context %v, want the gas heating consumption %v kWh", ctx, want)
+	}
+	if sp := j.Result[0].Advices["LOWER_HEATING_SETPOINT"]; math.Abs(sp.SavingsKwh-math.Round(want*0.14*100)/100) > 0.006 {
+		t.Errorf("LOWER_HEATING_SETPOINT %+v, want %.2f kWh", sp, want*0.14)
+	}
+
+	for site, reason := range map[string]string{"ELSEWHERE": `does not exist`, "NOHEAT": `has no heating fluid`} {
+		st, body, _ := a.do(http.MethodPost, "/v1/jobs/advices", token, `[{"input": {"SITE_ID": "`+site+`"}}]`)
+		if st != http.StatusBadRequest || !strings.Contains(string(body), "[0].input.SITE_ID") || !strings.Contains(string(body), reason) {
+			t.Errorf("SITE_ID %s: %d %s, want 400 naming [0].input.SITE_ID: %s", site, st, body, reason)
+		}
+	}
 }

@@ -16,7 +16,12 @@ func (c config) consumptions(db *schema.DB, reg *registry.Store) apidocs.Consump
 
 // budgets is the heating-budget service behind a result cache of the same bounds; electricity
 // heating is priced with the consumption engine.
-func (c config) budgets(db *schema.DB, reg *registry.Store) *heating.Budgets {
-	engine := consumption.NewEngine(db, reg, c.CarbonCoefficient)
-	return heating.NewBudgets(heating.NewBudgeter(db, reg, engine), reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
+func (c config) budgets(budgeter *heating.Budgeter, reg *registry.Store) *heating.Budgets {
+	return heating.NewBudgets(budgeter, reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
+}
+
+// budgeter fits the heating model; the budget endpoints and the recommendation engine's
+// SITE_ID input share it.
+func (c config) budgeter(db *schema.DB, reg *registry.Store) *heating.Budgeter {
+	return heating.NewBudgeter(db, reg, consumption.NewEngine(db, reg, c.CarbonCoefficient))
 }

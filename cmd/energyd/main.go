@@ -125,11 +125,13 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(db, reg), Jobs: jobs, Logger: log,
+	budgeter := cfg.budgeter(db, reg)
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(budgeter, reg), Jobs: jobs, Logger: log,
 		Targets: targetStore, Outbox: outbox}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.
-		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log})
+		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log,
+			Heating: advices.ModelHeating{Sites: reg, Budgeter: budgeter}})
 		if err := apiCfg.Advices.Start(ctx); err != nil {
 			return err
 		}
