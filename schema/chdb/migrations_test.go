@@ -74,7 +74,7 @@ func TestClusterMigrationsParseOnClickHouse26(t *testing.T) {
 		stmts = append(stmts, r...)
 	}
 	for _, st := range stmts {
-		if !strings.Contains(st, "ON CLUSTER") {
+		if !strings.Contains(st, "ON CLUSTER") && !alterOfTableOnEveryNode(st) {
 			t.Errorf("cluster statement without ON CLUSTER:\n%s", st)
 		}
 		lit := "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st) + "'"
@@ -82,6 +82,13 @@ func TestClusterMigrationsParseOnClickHouse26(t *testing.T) {
 			t.Errorf("26.x cannot parse:\n%s\n%v", st, err)
 		}
 	}
+}
+
+// alterOfTableOnEveryNode: an ALTER of a table replicated whole on every node is sent to one
+// node on purpose (its replicas share one ZooKeeper path; see schema.Render).
+func alterOfTableOnEveryNode(st string) bool {
+	name, _, ok := strings.Cut(strings.TrimPrefix(st, "ALTER TABLE `energy`."), " ")
+	return ok && strings.HasPrefix(st, "ALTER TABLE ") && schema.ReplicatedOnEveryNode[name]
 }
 
 func contains(list []string, s string) bool {
