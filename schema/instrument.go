@@ -107,18 +107,27 @@ type instrumentedBatch struct {
 }
 
 func (b instrumentedBatch) Send() error {
-	defer b.cancel()
+	defer b.release()
 	err := b.Batch.Send()
 	observe("insert", b.start, err)
 	return err
 }
 
 func (b instrumentedBatch) Abort() error {
-	defer b.cancel()
+	defer b.release()
 	return b.Batch.Abort()
 }
 
 func (b instrumentedBatch) Close() error {
-	defer b.cancel()
+	defer b.release()
 	return b.Batch.Close()
 }
+
+// watchdogGrace is how long a batch's deadline outlives its Send. The driver stops the
+// goroutine that watches the batch's context by closing a channel, without waiting for it, and
+// puts the connection back in the pool: a context cancelled at once can still win that
+// goroutine's select, and it then closes a pooled connection under the next query ("use of
+// closed network connection"). Ending the deadline a little later leaves the goroutine gone.
+const watchdogGrace = 2 * time.Second
+
+func (b instrumentedBatch) release() { time.AfterFunc(watchdogGrace, b.cancel) }

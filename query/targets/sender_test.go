@@ -193,17 +193,20 @@ func TestDeliveryGivesUpAfterEightAttempts(t *testing.T) {
 	}
 }
 
-func TestDeliveryFailsAtOnceWithoutChannelOrContact(t *testing.T) {
+func TestDeliveryFailsAtOnceWithoutChannel(t *testing.T) {
 	f := newOutboxFixture(t, ChannelEmail, &registry.Contact{Email: "anne@example.org"})
 	f.start(t, SenderConfig{})
 	n := f.waitState(t, StateFailed, 10*time.Second)
 	if n.Attempts != 1 || !strings.Contains(n.LastError, "EMAIL is not configured") {
 		t.Errorf("no SMTP: %+v", n)
 	}
+}
 
-	f = newOutboxFixture(t, ChannelSMS, &registry.Contact{Email: "anne@example.org"})
+// One database per test: the 26.x replay of a test's reads follows its one database.
+func TestDeliveryFailsAtOnceWithoutContact(t *testing.T) {
+	f := newOutboxFixture(t, ChannelSMS, &registry.Contact{Email: "anne@example.org"})
 	f.start(t, SenderConfig{SMSGatewayURL: "http://127.0.0.1:1/send"})
-	n = f.waitState(t, StateFailed, 10*time.Second)
+	n := f.waitState(t, StateFailed, 10*time.Second)
 	if n.Attempts != 1 || !strings.Contains(n.LastError, "has no contact.phone") {
 		t.Errorf("no phone: %+v", n)
 	}
