@@ -21,7 +21,8 @@ import (
 	"energy/schema/registry"
 )
 
-// APIVersion is the version of the collection API description (spec "Versioning").
+// APIVersion is the version of the collection API description (the info.version of
+// apidocs/openapi.yaml); the paths carry their own /v1 or /v2 segment.
 const APIVersion = "0.0.1"
 
 // Config is what the HTTP surface needs; each feature takes only its own part.

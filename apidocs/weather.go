@@ -12,7 +12,8 @@ import (
 	"energy/schema/registry"
 )
 
-// weatherDateLayout is the spec's yyyy-MM-dd'T'HH:mm:ss.SSSZ (2024-01-01T00:00:00.000+0100).
+// weatherDateLayout is yyyy-MM-dd'T'HH:mm:ss.SSSZ (2024-01-01T00:00:00.000+0100), the format
+// the weather operation's parameters are documented with.
 const weatherDateLayout = "2006-01-02T15:04:05.000-0700"
 
 // WeatherItem is one observation or forecast of the site's weather station.

@@ -10,7 +10,7 @@ import (
 )
 
 // This file turns generated demo series into archives that respect the collection limits:
-// one content type per archive (the spec's recommendation), at most 5 files per archive, at
+// one content type per archive (what senders are advised to do), at most 5 files per archive, at
 // most 10,000 indexes or 1,500 load curves per file and at most 2,500,000 bytes per archive.
 
 // Collection limits (apidocs/README.md, "Archives").

@@ -16,7 +16,8 @@ import (
 	"energy/schema"
 )
 
-// Targets on a 2-core machine (issue 4).
+// Targets on a 2-core machine: a computed answer within 50 ms and at most twice the direct SQL,
+// a cached one within 1 ms and 5,000 per second.
 const (
 	targetColdP50    = 50 * time.Millisecond
 	targetColdVsSQL  = 2.0
