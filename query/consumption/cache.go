@@ -3,36 +3,18 @@ package consumption
 import (
 	"context"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
-
 	"energy/query/cache"
 	"energy/schema/registry"
 )
 
 // cacheMetrics are the series of every consumption result cache.
-var cacheMetrics = cache.Metrics{
-	Hits: promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_consumption_cache_hits_total",
-		Help: "Consumption answers served from the result cache.",
-	}),
-	Misses: promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_consumption_cache_misses_total",
-		Help: "Consumption answers computed by the engine (not in the cache, or the site's data changed).",
-	}),
-	Evictions: promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_consumption_cache_evictions_total",
-		Help: "Consumption answers dropped from the result cache to stay within its entry and byte bounds.",
-	}),
-	Entries: promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "energy_consumption_cache_entries",
-		Help: "Consumption answers held in the result cache.",
-	}),
-	Bytes: promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "energy_consumption_cache_bytes",
-		Help: "Approximate memory held by the consumption result cache (encoded answers and keys).",
-	}),
-}
+var cacheMetrics = cache.NewMetrics(cache.MetricNames{
+	Hits:      "energy_consumption_cache_hits_total",
+	Misses:    "energy_consumption_cache_misses_total",
+	Evictions: "energy_consumption_cache_evictions_total",
+	Entries:   "energy_consumption_cache_entries",
+	Bytes:     "energy_consumption_cache_bytes",
+}, "Consumption answers")
 
 // Computer computes consumption answers; *Engine is the real one.
 type Computer interface {

@@ -5,36 +5,18 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
-
 	"energy/query/cache"
 	"energy/schema/registry"
 )
 
 // cacheMetrics are the series of the budget result cache.
-var cacheMetrics = cache.Metrics{
-	Hits: promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_budget_cache_hits_total",
-		Help: "Budget answers (matrix, heating budget) served from the result cache.",
-	}),
-	Misses: promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_budget_cache_misses_total",
-		Help: "Budget answers computed (not in the cache, or the site's data, schedule, tariff or weather changed).",
-	}),
-	Evictions: promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_budget_cache_evictions_total",
-		Help: "Budget answers dropped from the result cache to stay within its bounds.",
-	}),
-	Entries: promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "energy_budget_cache_entries",
-		Help: "Budget answers held in the result cache.",
-	}),
-	Bytes: promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "energy_budget_cache_bytes",
-		Help: "Approximate memory held by the budget result cache.",
-	}),
-}
+var cacheMetrics = cache.NewMetrics(cache.MetricNames{
+	Hits:      "energy_budget_cache_hits_total",
+	Misses:    "energy_budget_cache_misses_total",
+	Evictions: "energy_budget_cache_evictions_total",
+	Entries:   "energy_budget_cache_entries",
+	Bytes:     "energy_budget_cache_bytes",
+}, "Budget answers (matrix, heating budget)")
 
 // Budgets answers the budget endpoints through a result cache of JSON answers, keyed by site,
 // answer and the local date (the fit ends at the last reading and prices are those in force
