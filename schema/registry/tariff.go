@@ -174,13 +174,9 @@ func (t Tariff) Validate() error {
 	seen := map[string]bool{}
 	for i, p := range t.Prices {
 		f := fmt.Sprintf("prices[%d]", i)
-		if _, err := time.Parse(time.DateOnly, p.ValidFrom); err != nil {
-			return fieldErr(f+".validFrom", "must be a date yyyy-MM-dd (got %q)", p.ValidFrom)
+		if err := checkValidFrom(f, p.ValidFrom, "price", seen); err != nil {
+			return err
 		}
-		if seen[p.ValidFrom] {
-			return fieldErr(f+".validFrom", "overlaps another price period starting on %s", p.ValidFrom)
-		}
-		seen[p.ValidFrom] = true
 		for h := range headings {
 			if _, ok := p.ByHeading[h]; !ok {
 				return fieldErr(f+".byHeading."+h, "price of heading %q is missing", h)
@@ -198,13 +194,9 @@ func (t Tariff) Validate() error {
 	seen = map[string]bool{}
 	for i, c := range t.StandingCharges {
 		f := fmt.Sprintf("standingCharges[%d]", i)
-		if _, err := time.Parse(time.DateOnly, c.ValidFrom); err != nil {
-			return fieldErr(f+".validFrom", "must be a date yyyy-MM-dd (got %q)", c.ValidFrom)
+		if err := checkValidFrom(f, c.ValidFrom, "standing-charge", seen); err != nil {
+			return err
 		}
-		if seen[c.ValidFrom] {
-			return fieldErr(f+".validFrom", "overlaps another standing-charge period starting on %s", c.ValidFrom)
-		}
-		seen[c.ValidFrom] = true
 		if len(c.Yearly) == 0 {
 			return fieldErr(f+".yearly", "must name at least one component (for example subscription)")
 		}
@@ -220,6 +212,19 @@ func (t Tariff) Validate() error {
 	if c := t.CarbonCoefficient; c != nil && (math.IsNaN(*c) || math.IsInf(*c, 0) || *c < 0) {
 		return fieldErr("carbonCoefficient", "must be a finite number of kgCO2e/kWh, not negative (got %v)", *c)
 	}
+	return nil
+}
+
+// checkValidFrom checks the validFrom of the period at field f: a date yyyy-MM-dd that no other
+// period of the same kind (seen, filled as it goes) starts on.
+func checkValidFrom(f, validFrom, kind string, seen map[string]bool) error {
+	if _, err := time.Parse(time.DateOnly, validFrom); err != nil {
+		return fieldErr(f+".validFrom", "must be a date yyyy-MM-dd (got %q)", validFrom)
+	}
+	if seen[validFrom] {
+		return fieldErr(f+".validFrom", "overlaps another %s period starting on %s", kind, validFrom)
+	}
+	seen[validFrom] = true
 	return nil
 }
 
