@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,6 +232,16 @@ func DSNOrLocal(ctx context.Context, dsn, dir, database string) (string, *LocalS
 		return "", nil, err
 	}
 	return srv.DSN(database), srv, nil
+}
+
+// WithDatabase is dsn with its database replaced by database.
+func WithDatabase(dsn, database string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", fmt.Errorf("DSN %q: %w", dsn, err)
+	}
+	u.Path = "/" + database
+	return u.String(), nil
 }
 
 // RecordedDSN reads the DSN that a running launcher wrote under dir (energyd's embedded server).

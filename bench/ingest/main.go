@@ -18,6 +18,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -47,6 +48,7 @@ type options struct {
 	clientBin string
 	workers   int
 	keep      bool
+	dsn       string
 }
 
 func main() {
@@ -56,6 +58,7 @@ func main() {
 	flag.StringVar(&o.energyd, "energyd", "", "energyd binary to launch (default: built from ./cmd/energyd)")
 	flag.StringVar(&o.clientBin, "clickhouse-client", "clickhouse-client", "clickhouse-client binary")
 	flag.IntVar(&o.workers, "workers", 2, "energyd --workers")
+	flag.StringVar(&o.dsn, "clickhouse-dsn", "", "use this ClickHouse (database energy, and one database per clickhouse-client run) instead of launching one")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (ClickHouse data, energyd log, JSONEachRow files)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -106,12 +109,14 @@ func run(ctx context.Context, o options) error {
 	}
 
 	log.Printf("starting ClickHouse")
-	ch, err := schema.StartLocal(ctx, filepath.Join(tmp, "clickhouse"))
+	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
 	if err != nil {
 		return err
 	}
-	defer ch.Stop()
-	db, err := schema.Open(ctx, ch.DSN("energy"), "")
+	if ch != nil {
+		defer ch.Stop()
+	}
+	db, err := schema.Open(ctx, dsn, "")
 	if err != nil {
 		return err
 	}
@@ -121,7 +126,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	log.Printf("starting energyd (%d workers)", o.workers)
-	api, stopEnergyd, err := startEnergyd(ctx, o, tmp, ch.DSN("energy"))
+	api, stopEnergyd, err := startEnergyd(ctx, o, tmp, dsn)
 	if err != nil {
 		return err
 	}
@@ -181,7 +186,11 @@ func run(ctx context.Context, o options) error {
 		}
 		for r := range o.runs {
 			database := fmt.Sprintf("cc_%s_%d", a.Table, r)
-			cc, err := schema.Open(ctx, ch.DSN(database), "")
+			ccDSN, err := schema.WithDatabase(dsn, database)
+			if err != nil {
+				return err
+			}
+			cc, err := schema.Open(ctx, ccDSN, "")
 			if err != nil {
 				return err
 			}
@@ -190,7 +199,7 @@ func run(ctx context.Context, o options) error {
 				return err
 			}
 			waitForMerges(ctx, db)
-			d, err := clientInsert(ctx, o.clientBin, ch.Port, database, a.Table, a.Columns, path)
+			d, err := clientInsert(ctx, o.clientBin, dsn, database, a.Table, a.Columns, path)
 			if err != nil {
 				cc.Close()
 				return err
@@ -412,14 +421,27 @@ func checkStored(ctx context.Context, db *schema.DB, j finishedJob, a benchArchi
 
 // clientInsert times clickhouse-client inserting the JSONEachRow file (process start included:
 // that is what loading a file with the stock tool costs).
-func clientInsert(ctx context.Context, bin string, port int, database, table, columns, path string) (time.Duration, error) {
+func clientInsert(ctx context.Context, bin, dsn, database, table, columns, path string) (time.Duration, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return 0, err
+	}
+	port := u.Port()
+	if port == "" {
+		port = "9000"
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
 	query := fmt.Sprintf("INSERT INTO %s.%s (%s) FORMAT JSONEachRow", database, table, columns)
-	cmd := exec.CommandContext(ctx, bin, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--query", query)
+	args := []string{"--host", u.Hostname(), "--port", port, "--query", query}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		args = append(args, "--user", u.User.Username(), "--password", pass)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdin = f
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -15,7 +15,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -160,7 +159,7 @@ func DSN(t testing.TB) string {
 	t.Helper()
 	base := need(t)
 	name := "t_" + randomHex(6)
-	dsn, err := withDatabase(base, name)
+	dsn, err := schema.WithDatabase(base, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,15 +223,6 @@ func Server(t testing.TB) *schema.LocalServer {
 	t.Helper()
 	need(t)
 	return local
-}
-
-func withDatabase(dsn, database string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", fmt.Errorf("CLICKHOUSE_DSN %q: %w", dsn, err)
-	}
-	u.Path = "/" + database
-	return u.String(), nil
 }
 
 func dropDatabase(base, name string) {
