@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"energy/apidocs"
+	"energy/schema"
 	"energy/schema/registry"
 )
 
@@ -27,20 +27,12 @@ func init() {
 }
 
 func heatingPut(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet("heating put", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
+	c := newTenantCommand("heating put")
+	fs := c.fs
 	file := fs.String("file", "", "JSON body of PUT /v1/sites/{siteId}/heating-schedule, bare or wrapped in heatingSchedule (\"-\": standard input)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl heating put SITE --tenant T --file schedule.json\n\nReplaces the site's heating schedule and prints what was stored.")
-		fs.PrintDefaults()
-	}
-	id, err := parseCommand(fs, args, "site id")
+	c.usage("usage: energyctl heating put SITE --tenant T --file schedule.json\n\nReplaces the site's heating schedule and prints what was stored.")
+	id, err := c.parseID(args, "site id")
 	if err != nil {
-		return err
-	}
-	if err := needTenant(*tenant); err != nil {
 		return err
 	}
 	if *file == "" {
@@ -59,46 +51,38 @@ func heatingPut(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 	if err != nil {
 		return fmt.Errorf("heating schedule of %s rejected: %s", id, err.(*apidocs.APIError).Description)
 	}
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	stored, err := registry.New(db).PutHeatingSchedule(ctx, *tenant, id, sched)
-	if errors.Is(err, registry.ErrNotFound) {
-		return fmt.Errorf("site %s does not exist in tenant %s", id, *tenant)
-	} else if err != nil {
-		return rejected("heating schedule of", id, err)
-	}
-	return printResource(stdout, apidocs.HeatingScheduleAnswer{HeatingSchedule: apidocs.HeatingScheduleJSON(stored)})
+	return c.print(ctx, stdout, func(db *schema.DB) (any, error) {
+		stored, err := registry.New(db).PutHeatingSchedule(ctx, *c.tenant, id, sched)
+		if errors.Is(err, registry.ErrNotFound) {
+			return nil, siteNotFound(id, *c.tenant)
+		} else if err != nil {
+			return nil, rejected("heating schedule of", id, err)
+		}
+		return apidocs.HeatingScheduleAnswer{HeatingSchedule: apidocs.HeatingScheduleJSON(stored)}, nil
+	})
 }
 
 func heatingGet(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("heating get", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
-	id, err := parseCommand(fs, args, "site id")
+	c := newTenantCommand("heating get")
+	id, err := c.parseID(args, "site id")
 	if err != nil {
 		return err
 	}
-	if err := needTenant(*tenant); err != nil {
-		return err
-	}
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	reg := registry.New(db)
-	if _, err := reg.Site(ctx, *tenant, id); errors.Is(err, registry.ErrNotFound) {
-		return fmt.Errorf("site %s does not exist in tenant %s", id, *tenant)
-	} else if err != nil {
-		return err
-	}
-	sched, _, err := reg.HeatingSchedule(ctx, *tenant, id)
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, apidocs.HeatingScheduleAnswer{HeatingSchedule: apidocs.HeatingScheduleJSON(sched)})
+	return c.print(ctx, stdout, func(db *schema.DB) (any, error) {
+		reg := registry.New(db)
+		if _, err := reg.Site(ctx, *c.tenant, id); errors.Is(err, registry.ErrNotFound) {
+			return nil, siteNotFound(id, *c.tenant)
+		} else if err != nil {
+			return nil, err
+		}
+		sched, _, err := reg.HeatingSchedule(ctx, *c.tenant, id)
+		if err != nil {
+			return nil, err
+		}
+		return apidocs.HeatingScheduleAnswer{HeatingSchedule: apidocs.HeatingScheduleJSON(sched)}, nil
+	})
+}
+
+func siteNotFound(id, tenant string) error {
+	return fmt.Errorf("site %s does not exist in tenant %s", id, tenant)
 }

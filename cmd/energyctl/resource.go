@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"os"
 
+	"energy/schema"
 	"energy/schema/registry"
 )
 
@@ -25,49 +26,42 @@ var (
 	stations = resourceKind[registry.Station]{"station", "weather station", (*registry.Store).PutStation, (*registry.Store).Station}
 )
 
+// register adds the commands "<name> put", run by put, and "<name> get".
+func (k resourceKind[T]) register(putSummary, getSummary string, put func(ctx context.Context, args []string, stdout io.Writer) error) {
+	commands[k.name+" put"] = command{
+		summary: putSummary,
+		run:     func(ctx context.Context, args []string) error { return put(ctx, args, os.Stdout) },
+	}
+	commands[k.name+" get"] = command{
+		summary: getSummary,
+		run:     func(ctx context.Context, args []string) error { return k.getCommand(ctx, args, os.Stdout) },
+	}
+}
+
 // save stores v (whose id and tenant are set), then prints the stored resource; a rejected
 // value names its field.
-func (k resourceKind[T]) save(ctx context.Context, store storeFlags, tenant, id string, v T, stdout io.Writer) error {
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	reg := registry.New(db)
-	if err := k.put(reg, ctx, v); err != nil {
-		return rejected(k.name, id, err)
-	}
-	stored, err := k.get(reg, ctx, tenant, id)
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, stored)
+func (k resourceKind[T]) save(ctx context.Context, c *tenantCommand, id string, v T, stdout io.Writer) error {
+	return c.print(ctx, stdout, func(db *schema.DB) (any, error) {
+		reg := registry.New(db)
+		if err := k.put(reg, ctx, v); err != nil {
+			return nil, rejected(k.name, id, err)
+		}
+		return k.get(reg, ctx, *c.tenant, id)
+	})
 }
 
 // getCommand runs "energyctl <name> get ID --tenant T".
 func (k resourceKind[T]) getCommand(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet(k.name+" get", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
-	id, err := parseCommand(fs, args, k.name+" id")
+	c := newTenantCommand(k.name + " get")
+	id, err := c.parseID(args, k.name+" id")
 	if err != nil {
 		return err
 	}
-	if err := needTenant(*tenant); err != nil {
-		return err
-	}
-	db, err := store.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	v, err := k.get(registry.New(db), ctx, *tenant, id)
-	if errors.Is(err, registry.ErrNotFound) {
-		return fmt.Errorf("%s %q does not exist in tenant %q", k.title, id, *tenant)
-	}
-	if err != nil {
-		return err
-	}
-	return printResource(stdout, v)
+	return c.print(ctx, stdout, func(db *schema.DB) (any, error) {
+		v, err := k.get(registry.New(db), ctx, *c.tenant, id)
+		if errors.Is(err, registry.ErrNotFound) {
+			return nil, fmt.Errorf("%s %q does not exist in tenant %q", k.title, id, *c.tenant)
+		}
+		return v, err
+	})
 }

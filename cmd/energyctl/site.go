@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"energy/schema/registry"
 )
@@ -14,21 +13,13 @@ import (
 // The file holds the same JSON body as the API.
 
 func init() {
-	commands["site put"] = command{
-		summary: "create or replace a site (--file JSON as the API's body, or flags)",
-		run:     func(ctx context.Context, args []string) error { return sitePut(ctx, args, os.Stdout) },
-	}
-	commands["site get"] = command{
-		summary: "print a site as JSON",
-		run:     func(ctx context.Context, args []string) error { return sites.getCommand(ctx, args, os.Stdout) },
-	}
+	sites.register("create or replace a site (--file JSON as the API's body, or flags)",
+		"print a site as JSON", sitePut)
 }
 
 func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("site put", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
+	c := newTenantCommand("site put")
+	fs := c.fs
 	file := fs.String("file", "", "JSON body of PUT /v2/sites/{siteId} (\"-\": standard input)")
 	var s registry.Site
 	fs.StringVar(&s.SiteCustomerID, "customer-id", "", "siteCustomerId: the marketer's site identifier (with --person-id)")
@@ -41,15 +32,9 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	var contact registry.Contact
 	fs.StringVar(&contact.Email, "email", "", "contact.email: receives the site's EMAIL target notifications")
 	fs.StringVar(&contact.Phone, "phone", "", "contact.phone: E.164 number receiving the site's SMS target notifications")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--gas-tariff G] [--heating GAS|ELEC|NONE] [--email A] [--phone +33…]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
-		fs.PrintDefaults()
-	}
-	id, err := parseCommand(fs, args, "site id")
+	c.usage("usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--gas-tariff G] [--heating GAS|ELEC|NONE] [--email A] [--phone +33…]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
+	id, err := c.parseID(args, "site id")
 	if err != nil {
-		return err
-	}
-	if err := needTenant(*tenant); err != nil {
 		return err
 	}
 	if *file != "" {
@@ -91,6 +76,6 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	if s.SiteID != "" && s.SiteID != id {
 		return fmt.Errorf("site %s rejected: field siteId: %q differs from the id %q", id, s.SiteID, id)
 	}
-	s.SiteID, s.TenantID = id, *tenant
-	return sites.save(ctx, store, *tenant, id, s, stdout)
+	s.SiteID, s.TenantID = id, *c.tenant
+	return sites.save(ctx, c, id, s, stdout)
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"energy/schema/registry"
 )
@@ -14,35 +13,21 @@ import (
 // through the store. Observations are loaded with energyctl weather import.
 
 func init() {
-	commands["station put"] = command{
-		summary: "create or replace a weather station (--name, --lat, --lon, or --file JSON)",
-		run:     func(ctx context.Context, args []string) error { return stationPut(ctx, args, os.Stdout) },
-	}
-	commands["station get"] = command{
-		summary: "print a weather station as JSON",
-		run:     func(ctx context.Context, args []string) error { return stations.getCommand(ctx, args, os.Stdout) },
-	}
+	stations.register("create or replace a weather station (--name, --lat, --lon, or --file JSON)",
+		"print a weather station as JSON", stationPut)
 }
 
 func stationPut(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("station put", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
+	c := newTenantCommand("station put")
+	fs := c.fs
 	file := fs.String("file", "", "JSON body of PUT /v1/weather-stations/{stationId} (\"-\": standard input)")
 	var flags registry.Station
 	fs.StringVar(&flags.Name, "name", "", "station name, for example Paris-Orly")
 	fs.Float64Var(&flags.Latitude, "lat", 0, "latitude in degrees (-90..90)")
 	fs.Float64Var(&flags.Longitude, "lon", 0, "longitude in degrees (-180..180)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl station put ID --tenant T (--name N --lat 48.72 --lon 2.38 | --file station.json)")
-		fs.PrintDefaults()
-	}
-	id, err := parseCommand(fs, args, "station id")
+	c.usage("usage: energyctl station put ID --tenant T (--name N --lat 48.72 --lon 2.38 | --file station.json)")
+	id, err := c.parseID(args, "station id")
 	if err != nil {
-		return err
-	}
-	if err := needTenant(*tenant); err != nil {
 		return err
 	}
 	st := flags
@@ -65,6 +50,6 @@ func stationPut(ctx context.Context, args []string, stdout io.Writer) error {
 	if st.StationID != "" && st.StationID != id {
 		return fmt.Errorf("station %s rejected: field stationId: %q differs from the id %q", id, st.StationID, id)
 	}
-	st.StationID, st.TenantID = id, *tenant
-	return stations.save(ctx, store, *tenant, id, st, stdout)
+	st.StationID, st.TenantID = id, *c.tenant
+	return stations.save(ctx, c, id, st, stdout)
 }

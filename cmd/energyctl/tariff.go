@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"energy/schema/registry"
 )
@@ -15,24 +13,15 @@ import (
 // store. The file holds the same JSON body as the API.
 
 func init() {
-	commands["tariff put"] = command{
-		summary: "create or replace a tariff from a JSON file (the API's body)",
-		run:     func(ctx context.Context, args []string) error { return tariffPut(ctx, args, os.Stdout) },
-	}
-	commands["tariff get"] = command{
-		summary: "print a tariff as JSON",
-		run:     func(ctx context.Context, args []string) error { return tariffs.getCommand(ctx, args, os.Stdout) },
-	}
+	tariffs.register("create or replace a tariff from a JSON file (the API's body)",
+		"print a tariff as JSON", tariffPut)
 }
 
 func tariffPut(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("tariff put", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
+	c := newTenantCommand("tariff put")
+	fs := c.fs
 	file := fs.String("file", "", "JSON body of PUT /v2/tariffs/{tariffId} (\"-\": standard input); required")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: energyctl tariff put ID --tenant T --file tariff.json
+	c.usage(`usage: energyctl tariff put ID --tenant T --file tariff.json
 
 The file is the API's body, for example:
   {"option": "HPHC", "dialHeadings": {"1": "HC", "2": "HP"}, "headingGroups": {"HC": "HC", "HP": "HP"},
@@ -40,13 +29,8 @@ The file is the API's body, for example:
    "prices": [{"validFrom": "2024-02-01", "byHeading": {"HC": 0.2068, "HP": 0.2700}}],
    "standingCharges": [{"validFrom": "2024-02-01", "yearly": {"subscription": 151.20, "cta": 21.35}}],
    "carbonCoefficient": 0.052}`)
-		fs.PrintDefaults()
-	}
-	id, err := parseCommand(fs, args, "tariff id")
+	id, err := c.parseID(args, "tariff id")
 	if err != nil {
-		return err
-	}
-	if err := needTenant(*tenant); err != nil {
 		return err
 	}
 	if *file == "" {
@@ -59,6 +43,6 @@ The file is the API's body, for example:
 	if t.TariffID != "" && t.TariffID != id {
 		return fmt.Errorf("tariff %s rejected: field tariffId: %q differs from the id %q", id, t.TariffID, id)
 	}
-	t.TariffID, t.TenantID = id, *tenant
-	return tariffs.save(ctx, store, *tenant, id, t, stdout)
+	t.TariffID, t.TenantID = id, *c.tenant
+	return tariffs.save(ctx, c, id, t, stdout)
 }

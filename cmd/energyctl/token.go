@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"energy/schema"
 	"energy/schema/registry"
 )
 
@@ -34,25 +35,14 @@ func init() {
 }
 
 func tokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
+	c := newTenantCommand("token create")
+	fs := c.fs
 	fs.SetOutput(stderr)
-	var store storeFlags
-	store.register(fs)
-	tenant := tenantFlag(fs)
 	scopes := fs.String("scopes", "", "comma-separated scopes: collect, read, targets, advices, admin (admin implies all)")
 	expires := fs.String("expires", "", "lifetime, for example 720h or 30d; empty or 0: never expires")
 	description := fs.String("description", "", "what the token is for (shown by token list)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl token create --tenant T --scopes read,collect [--expires 720h] [--description TEXT]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err := needTenant(*tenant); err != nil {
+	c.usage("usage: energyctl token create --tenant T --scopes read,collect [--expires 720h] [--description TEXT]")
+	if err := c.parse(args); err != nil {
 		return err
 	}
 	var list []string
@@ -73,12 +63,12 @@ func tokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("--expires: %w", err)
 	}
-	db, err := store.open(ctx)
-	if err != nil {
+	var secret string
+	var tok registry.Token
+	err = c.withStore(ctx, func(db *schema.DB) error {
+		secret, tok, err = registry.New(db).CreateToken(ctx, *c.tenant, list, ttl, *description)
 		return err
-	}
-	defer db.Close()
-	secret, tok, err := registry.New(db).CreateToken(ctx, *tenant, list, ttl, *description)
+	})
 	if err != nil {
 		return rejected("token", "", err)
 	}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"energy/schema"
+)
+
+// tenantCommand is what every command working on one tenant's data in the store shares: the
+// store flags and --tenant beside the command's own flags, one id argument (or none), and the
+// store opened for the command's work, whose result is printed as the API's JSON.
+type tenantCommand struct {
+	fs     *flag.FlagSet
+	store  storeFlags
+	tenant *string
+}
+
+func newTenantCommand(name string) *tenantCommand {
+	c := &tenantCommand{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.store.register(c.fs)
+	c.tenant = tenantFlag(c.fs)
+	return c
+}
+
+// usage sets the text printed above the flags by -h and on a flag error.
+func (c *tenantCommand) usage(text string) {
+	c.fs.Usage = func() {
+		fmt.Fprintln(c.fs.Output(), text)
+		c.fs.PrintDefaults()
+	}
+}
+
+// parseID parses args, flags before or after the one id (what names it when missing), and
+// checks --tenant.
+func (c *tenantCommand) parseID(args []string, what string) (string, error) {
+	id, err := parseCommand(c.fs, args, what)
+	if err != nil {
+		return "", err
+	}
+	return id, needTenant(*c.tenant)
+}
+
+// parse parses args, flags only, and checks --tenant.
+func (c *tenantCommand) parse(args []string) error {
+	if err := c.fs.Parse(args); err != nil {
+		return err
+	}
+	if c.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", c.fs.Arg(0))
+	}
+	return needTenant(*c.tenant)
+}
+
+// withStore opens the store, runs work on it and closes it.
+func (c *tenantCommand) withStore(ctx context.Context, work func(db *schema.DB) error) error {
+	db, err := c.store.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return work(db)
+}
+
+// print opens the store, runs work on it and prints what work returns as indented JSON.
+func (c *tenantCommand) print(ctx context.Context, stdout io.Writer, work func(db *schema.DB) (any, error)) error {
+	return c.withStore(ctx, func(db *schema.DB) error {
+		v, err := work(db)
+		if err != nil {
+			return err
+		}
+		return printResource(stdout, v)
+	})
+}
