@@ -12,16 +12,26 @@ import (
 // This file generates, without any I/O, deterministic years of readings for demo sites: a
 // 30-minute load curve with daily and seasonal shape, the daily smart indexes of its two dials
 // (HPHC: dial 1 = HC 22:00-06:00 local, dial 2 = HP), the daily max powers and, for gas-heated
-// sites, monthly gas indexes. Load-curve powers are even watts so that a point's energy
+// sites, gas indexes (monthly, daily for demo-site-2). Load-curve powers are even watts so that a point's energy
 // (W × 0.5 h) is a whole number of Wh: a day's index increase equals its curve energy exactly.
 
 const (
-	demoStep        = 30 * time.Minute
-	demoStepISO     = "PT30M"
-	demoHCFromHour  = 22 // HC runs from 22:00 to 06:00 local time
-	demoHCToHour    = 6
-	demoGasKWhPerM3 = 11.2
-	demoTimezone    = "Europe/Paris"
+	demoStep       = 30 * time.Minute
+	demoStepISO    = "PT30M"
+	demoHCFromHour = 22 // HC runs from 22:00 to 06:00 local time
+	demoHCToHour   = 6
+	demoTimezone   = "Europe/Paris"
+)
+
+// The gas of demo-site-2, the first gas-heated demo site, follows the heating model exactly so
+// that its budget can be checked by hand: it is read every day at local midnight, and a local
+// day of mean temperature T (the mean of the station's hourly demo weather) uses
+// demoGasBaseKWhPerDay + demoGasKWhPerDegreeDay × max(0, demoHeatBaseC − T) kWh, with no noise
+// and no holiday. The model fitted on its readings finds this base, slope and balance point.
+const (
+	demoDailyGasSite       = 2
+	demoGasBaseKWhPerDay   = 9.0
+	demoGasKWhPerDegreeDay = 7.5
 )
 
 // Natures used by the demo.
@@ -52,6 +62,7 @@ type demoProfile struct {
 	activity      float64 // scale of the morning, midday and evening usage
 	gasBaseKWh    float64 // gas for hot water and cooking per day
 	gasKWhPerDeg  float64 // gas heating energy per degree-day
+	dailyGas      bool    // gas read daily and exactly on the model (demoDailyGasSite)
 	awayFrom      int     // first day of the year (0-based) of a yearly holiday absence; awayDays 0: none
 	awayDays      int
 	elecStartHC   int64 // dial indexes on January 1st, Wh
@@ -93,6 +104,9 @@ func demoSites(n int, seed uint64) []demoSite {
 			p.gasBaseKWh = 6 + 4*r.Float64()
 			p.gasKWhPerDeg = 5 + 4*r.Float64()
 			p.gasStartM3 = 1000 + r.Int64N(20000)
+			if num == demoDailyGasSite {
+				p.gasBaseKWh, p.gasKWhPerDeg, p.dailyGas = demoGasBaseKWhPerDay, demoGasKWhPerDegreeDay, true
+			}
 		}
 		if num%2 == 0 { // a two-week summer holiday
 			p.awayFrom, p.awayDays = 212+r.IntN(10), 14
@@ -193,17 +207,16 @@ type demoSeries struct {
 type demoAnomalies struct {
 	elecMeterChangeDay int // day index; -1: none
 	elecInvalidDay     int
-	gasMeterChangeMon  int // month index of the reading from the first January; -1: none
-	gasInvalidMon      int
+	gasMeterChange     time.Time // reading instant (local midnight); zero: none
+	gasInvalid         time.Time
 }
 
 func anomaliesFor(siteIdx, firstGasIdx, nSites int, firstYear, lastYear int, loc *time.Location) demoAnomalies {
-	a := demoAnomalies{elecMeterChangeDay: -1, elecInvalidDay: -1, gasMeterChangeMon: -1, gasInvalidMon: -1}
+	a := demoAnomalies{elecMeterChangeDay: -1, elecInvalidDay: -1}
 	jan1 := time.Date(firstYear, 1, 1, 0, 0, 0, 0, loc)
 	dayOf := func(m time.Month, d int) int {
 		return int(math.Round(time.Date(lastYear, m, d, 0, 0, 0, 0, loc).Sub(jan1).Hours() / 24))
 	}
-	lastJan := 12 * (lastYear - firstYear)
 	if siteIdx == 0 {
 		a.elecMeterChangeDay = dayOf(time.June, 15)
 	}
@@ -211,7 +224,8 @@ func anomaliesFor(siteIdx, firstGasIdx, nSites int, firstYear, lastYear int, loc
 		a.elecInvalidDay = dayOf(time.March, 10)
 	}
 	if siteIdx == firstGasIdx {
-		a.gasMeterChangeMon, a.gasInvalidMon = lastJan+9, lastJan+3
+		a.gasMeterChange = time.Date(lastYear, time.October, 1, 0, 0, 0, 0, loc)
+		a.gasInvalid = time.Date(lastYear, time.April, 1, 0, 0, 0, 0, loc)
 	}
 	return a
 }
@@ -394,45 +408,65 @@ func loadCurves(s demoSite, days []demoDay, loc *time.Location) []loadCurveRecor
 	return out
 }
 
-// gasIndexes are monthly m³ indexes on the 1st at local midnight, from January 1st of year to the
-// January 1st after the last day, driven by degree days; conversion factors vary a little month
-// to month.
+// gasIndexes are the site's gas indexes at local midnight from January 1st of year to the
+// January 1st after the last day: monthly m³ indexes on the 1st, driven by degree days with some
+// noise, or, for the daily-gas site, daily dm³ indexes exactly on the model. Conversion factors
+// vary a little from reading to reading; a reading's volume is its energy through its own factor,
+// as the service computes energy (index difference × the later reading's factor).
 func gasIndexes(s demoSite, w demoWeatherModel, year int, an demoAnomalies, loc *time.Location, r *rand.Rand) []cyclicGasIndexRecord {
 	p := s.profile
-	var out []cyclicGasIndexRecord
-	rec := func(ts, gen time.Time, nature string, v int64, factor float64, before *bool) cyclicGasIndexRecord {
-		return cyclicGasIndexRecord{PodID: s.GasPod, Nature: nature, TS: tsZ(ts), GenerationTS: tsZ(gen), IndexBeforeChange: before,
-			Value: v, Unit: "m3", ConversionFactors: map[string]float64{"kWh": factor}}
+	unit, m3PerUnit := "m3", 1.0
+	if p.dailyGas {
+		unit, m3PerUnit = "dm3", 0.001
 	}
-	cum := float64(p.gasStartM3) // m³ on the current meter
+	var out []cyclicGasIndexRecord
+	rec := func(ts, gen time.Time, nature string, v int64, kWhPerUnit float64, before *bool) cyclicGasIndexRecord {
+		return cyclicGasIndexRecord{PodID: s.GasPod, Nature: nature, TS: tsZ(ts), GenerationTS: tsZ(gen), IndexBeforeChange: before,
+			Value: v, Unit: unit, ConversionFactors: map[string]float64{"kWh": kWhPerUnit}}
+	}
+	cum := float64(p.gasStartM3) / m3PerUnit // index units on the current meter
 	jan1 := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
 	day := 0
-	for m := 0; ; m++ {
-		ts := time.Date(year, time.Month(1+m), 1, 0, 0, 0, 0, loc)
-		for ; day < len(w.dailyMean) && jan1.AddDate(0, 0, day).Before(ts); day++ {
-			kwh := p.gasBaseKWh*(1+0.1*r.NormFloat64()) + p.gasKWhPerDeg*math.Max(0, demoHeatBaseC-w.dailyMean[day])
-			if p.away(jan1.AddDate(0, 0, day)) {
-				kwh = 0.3 * p.gasKWhPerDeg * math.Max(0, demoHeatBaseC-w.dailyMean[day])
-			}
-			cum += math.Max(0, kwh) / demoGasKWhPerM3
+	for k := 0; ; k++ {
+		ts := time.Date(year, time.Month(1+k), 1, 0, 0, 0, 0, loc)
+		if p.dailyGas {
+			ts = time.Date(year, 1, 1+k, 0, 0, 0, 0, loc)
 		}
-		factor := math.Round((11.12+0.16*r.Float64())*1000) / 1000
+		kWhPerM3 := math.Round((11.12+0.16*r.Float64())*1000) / 1000
+		kWhPerUnit := math.Round(kWhPerM3*m3PerUnit*1e6) / 1e6
+		for ; day < len(w.dailyMean) && jan1.AddDate(0, 0, day).Before(ts); day++ {
+			cum += p.gasKWh(w.dailyMean[day], p.away(jan1.AddDate(0, 0, day)), r) / kWhPerUnit
+		}
 		gen := ts.Add(72 * time.Hour)
 		v := int64(math.Floor(cum))
-		switch m {
-		case an.gasMeterChangeMon:
-			out = append(out, rec(ts, gen, natureCyclic, v, factor, ptr(true)))
+		switch {
+		case ts.Equal(an.gasMeterChange):
+			out = append(out, rec(ts, gen, natureCyclic, v, kWhPerUnit, ptr(true)))
 			cum -= float64(v) // the new meter starts at 0 with the fraction already counted
-			out = append(out, rec(ts, gen, natureCyclic, 0, factor, ptr(false)))
-		case an.gasInvalidMon:
-			out = append(out, rec(ts, gen, natureCyclic, v*10, factor, nil))
-			out = append(out, rec(ts, gen.Add(24*time.Hour), natureCyclicInvalid, v*10, factor, nil))
-			out = append(out, rec(ts, gen.Add(25*time.Hour), natureCyclic, v, factor, nil))
+			out = append(out, rec(ts, gen, natureCyclic, 0, kWhPerUnit, ptr(false)))
+		case ts.Equal(an.gasInvalid):
+			out = append(out, rec(ts, gen, natureCyclic, v*10, kWhPerUnit, nil))
+			out = append(out, rec(ts, gen.Add(24*time.Hour), natureCyclicInvalid, v*10, kWhPerUnit, nil))
+			out = append(out, rec(ts, gen.Add(25*time.Hour), natureCyclic, v, kWhPerUnit, nil))
 		default:
-			out = append(out, rec(ts, gen, natureCyclic, v, factor, nil))
+			out = append(out, rec(ts, gen, natureCyclic, v, kWhPerUnit, nil))
 		}
 		if day >= len(w.dailyMean) {
 			return out
 		}
 	}
+}
+
+// gasKWh is the site's gas use on a day of mean temperature mean °C: hot water and cooking plus
+// heating by degree day; the daily-gas site's is exactly that, the others' base varies by 10 %
+// from day to day and drops to a little frost protection while away.
+func (p demoProfile) gasKWh(mean float64, away bool, r *rand.Rand) float64 {
+	heating := p.gasKWhPerDeg * math.Max(0, demoHeatBaseC-mean)
+	switch {
+	case p.dailyGas:
+		return p.gasBaseKWh + heating
+	case away:
+		return 0.3 * heating
+	}
+	return math.Max(0, p.gasBaseKWh*(1+0.1*r.NormFloat64())+heating)
 }

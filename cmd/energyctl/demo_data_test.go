@@ -130,13 +130,13 @@ func TestDemoArchivesRespectLimits(t *testing.T) {
 				}
 			}
 			// Per site: a midnight index per day and one more, a max power and a curve per day,
-			// + 1 meter-change and 2 invalidation records somewhere; a monthly gas reading per gas
-			// site and one more (+3).
+			// + 1 meter-change and 2 invalidation records somewhere; a gas reading per month (per
+			// day for demo-site-2) per gas site and one more (+3).
 			gasSites := n - (n+2)/3
 			days := spanDays(2026-tc.years, 2025, time.UTC)
-			want := n*(3*days+1) + 3 + gasSites*(12*tc.years+1)
+			want := n*(3*days+1) + 3
 			if gasSites > 0 {
-				want += 3
+				want += 3 + (days + 1) + (gasSites-1)*(12*tc.years+1)
 			}
 			if ops != want {
 				t.Errorf("%d operations in the archives, want %d", ops, want)

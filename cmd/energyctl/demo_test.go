@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,7 +23,10 @@ import (
 // TestDemoLoadsThroughTheService runs the demo against the real API and intake on ClickHouse:
 // every job ends DONE with no KO operation, the tables hold exactly the generated rows, and
 // the consumption endpoint gives back, month by month and per tariff heading, the energy of
-// the generated load curves (across the meter change and the invalidated index).
+// the generated load curves (across the meter change and the invalidated index), and the
+// budget matrix of demo-site-2 comes from a model that recovers its gas's generating base,
+// slope and balance point. The demo year is last year, as `make run` loads it, so that the
+// budget's fit (the readings of the last 800 days) finds it whatever the date.
 func TestDemoLoadsThroughTheService(t *testing.T) {
 	ctx := context.Background()
 	db := chtest.DB(t)
@@ -45,9 +49,10 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := demoOptions{tenant: tenant, sites: 2, year: 2025, years: 1, seed: 1, station: "07149", tariff: "demo-hphc"}
+	year := time.Now().Year() - 1
+	o := demoOptions{tenant: tenant, sites: 2, year: year, years: 1, seed: 1, station: "07149", tariff: "demo-hphc"}
 	sites := demoSites(o.sites, o.seed)
-	series, err := generateDemo(sites, demoSpan{FirstYear: 2025, LastYear: 2025, StationID: o.station}, o.seed)
+	series, err := generateDemo(sites, demoSpan{FirstYear: year, LastYear: year, StationID: o.station}, o.seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +87,7 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 		maxp += len(s.MaxPowers)
 	}
 	for table, want := range map[string]int{"elec_indexes": elec, "load_curve_points": points, "gas_indexes": gas, "max_powers": maxp,
-		"weather_observations": spanDays(2024, 2025, time.UTC) * 24, "sites": len(sites)} {
+		"weather_observations": spanDays(year-1, year, time.UTC) * 24, "sites": len(sites)} {
 		var n uint64
 		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE tenant_id = ?", tenant).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -114,7 +119,7 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 			m := d.Date.Format("2006-01")
 			want[m] = [2]int64{want[m][0] + hc, want[m][1] + hp}
 		}
-		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/v2/sites/%s/fluids/elec/consumptions?startTs=2025-01-01T00:00:00&endTs=2026-01-01T00:00:00&stepUnit=MONTHS&indexStrategy=NO_ESTIMATED", srv.URL, s.Site.SiteID), nil)
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/v2/sites/%s/fluids/elec/consumptions?startTs=%d-01-01T00:00:00&endTs=%d-01-01T00:00:00&stepUnit=MONTHS&indexStrategy=NO_ESTIMATED", srv.URL, s.Site.SiteID, year, year+1), nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -149,6 +154,62 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 					deref(cons.EnergyMeter.Total), cons.EnergyMeter.ByTariffHeading, w[0]+w[1], w[0], w[1])
 			}
 		}
+	}
+
+	// The budget line `make run` prints answers from the model fitted on demo-site-2's daily gas
+	// readings (across its meter change and invalidated index). The readings follow the model
+	// exactly but for the index resolution (1 dm³, about 0.011 kWh a day), so the fit finds the
+	// generating balance point exactly and the base and slope within 0.1 %, with R² above 0.9999,
+	// over the demo year's 365 days.
+	checkDemoBudget(t, srv.URL, token, year)
+}
+
+func checkDemoBudget(t *testing.T, api, token string, year int) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/v1/sites/demo-site-%d/budget/matrix", api, demoDailyGasSite), nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("budget matrix: HTTP %d %s", resp.StatusCode, body)
+	}
+	var m struct {
+		BudgetVectors []struct {
+			T []float64
+			B float64
+		}
+		MetaData struct {
+			HeatingFluid    string
+			BalancePointC   *float64
+			BaseKwhPerDay   float64
+			KwhPerDegreeDay float64
+			R2              float64
+			FitPeriod       struct{ From, To string }
+			CoveredDays     float64
+			Intervals       int
+		}
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	md := m.MetaData
+	t.Logf("demo-site-%d: balance point %v °C, base %.4f kWh/day, slope %.4f kWh/DD, R² %.6f", demoDailyGasSite, deref(md.BalancePointC), md.BaseKwhPerDay, md.KwhPerDegreeDay, md.R2)
+	if md.HeatingFluid != "GAS" || md.BalancePointC == nil || *md.BalancePointC != demoHeatBaseC {
+		t.Errorf("fluid %s, balance point %v °C, want GAS and %v", md.HeatingFluid, deref(md.BalancePointC), demoHeatBaseC)
+	}
+	if math.Abs(md.BaseKwhPerDay/demoGasBaseKWhPerDay-1) > 0.001 || math.Abs(md.KwhPerDegreeDay/demoGasKWhPerDegreeDay-1) > 0.001 || md.R2 < 0.9999 {
+		t.Errorf("base %v kWh/day, slope %v kWh/DD, R² %v; want %v and %v within 0.1 %%, R² ≥ 0.9999",
+			md.BaseKwhPerDay, md.KwhPerDegreeDay, md.R2, demoGasBaseKWhPerDay, demoGasKWhPerDegreeDay)
+	}
+	if from, to := fmt.Sprintf("%d-01-01", year), fmt.Sprintf("%d-12-31", year); md.FitPeriod.From != from || md.FitPeriod.To != to || md.Intervals != 365 || md.CoveredDays != 365 {
+		t.Errorf("fit period %+v, %d intervals, %v days; want %s to %s, 365 daily intervals", md.FitPeriod, md.Intervals, md.CoveredDays, from, to)
+	}
+	if len(m.BudgetVectors) != 25 || m.BudgetVectors[0].B <= 0 || m.BudgetVectors[24].B <= m.BudgetVectors[0].B {
+		t.Errorf("budget vectors %+v: want 25, growing from [18, 14] to [22, 18]", m.BudgetVectors)
 	}
 }
 
