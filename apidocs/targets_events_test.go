@@ -19,13 +19,7 @@ import (
 func withTargetEvents(cfg *ingest.Config) {
 	checker := targets.NewChecker(targets.NewStore(cfg.DB), targets.NewOutbox(cfg.DB), cfg.Registry,
 		consumption.NewEngine(cfg.DB, cfg.Registry, 0.052), nil, nil)
-	cfg.AfterStore = func(ctx context.Context, d ingest.StoredData) error {
-		td := targets.StoredData{TenantID: d.TenantID, JobID: d.JobID}
-		for _, s := range d.Sites {
-			td.Sites = append(td.Sites, targets.StoredSite{SiteID: s.SiteID, NewDistributorReadings: s.NewDistributorReadings})
-		}
-		return checker.SiteDataStored(ctx, td)
-	}
+	cfg.AfterStore = checker.SiteDataStored
 }
 
 // smartIndex is one MKT_SMART_DISTRIBUTOR reading of site S1 (one dial, Wh).

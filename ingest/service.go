@@ -13,6 +13,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/sitedata"
 )
 
 // Defaults of Config.
@@ -41,8 +42,9 @@ type Config struct {
 	RetryDelay time.Duration
 	Log        *slog.Logger
 	// AfterStore, when set, hears what each job stored (after its rows are inserted, before it
-	// is recorded DONE); an error makes the job be processed again after RetryDelay.
-	AfterStore func(ctx context.Context, d StoredData) error
+	// is recorded DONE); an error makes the job be processed again after RetryDelay (harmless:
+	// inserts are idempotent), so what the hook writes is written with the job's outcome.
+	AfterStore func(ctx context.Context, d sitedata.Stored) error
 }
 
 // Service accepts archives, runs their jobs on a bounded worker pool and answers job queries.

@@ -6,23 +6,8 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/sitedata"
 )
-
-// StoredData tells what one job stored, once its rows are in and before the job is recorded
-// DONE: a hook that fails makes the job be processed again (harmless: inserts are
-// idempotent), so what the hook writes is written with the job's outcome.
-type StoredData struct {
-	TenantID, JobID string
-	Sites           []StoredSite
-}
-
-// StoredSite is one site the job touched.
-type StoredSite struct {
-	SiteID string
-	// NewDistributorReadings are the instants of distributor indexes (MKT_SMART_DISTRIBUTOR,
-	// MKT_CYCLIC_DISTRIBUTOR) that no other job had stored: a re-sent record is not new.
-	NewDistributorReadings []time.Time
-}
 
 // distributorNatures are the natures read by the network operator.
 var distributorNatures = map[string]bool{"MKT_SMART_DISTRIBUTOR": true, "MKT_CYCLIC_DISTRIBUTOR": true}
@@ -38,8 +23,8 @@ type readingKey struct {
 // storedData lists the job's sites with the distributor readings that are new, looked up
 // before the rows are inserted. Rows this same job stored before a crash count as new: the
 // job's events were not recorded then.
-func storedData(ctx context.Context, db *schema.DB, tenantID, jobID string, files []Rows) (StoredData, error) {
-	out := StoredData{TenantID: tenantID, JobID: jobID}
+func storedData(ctx context.Context, db *schema.DB, tenantID, jobID string, files []Rows) (sitedata.Stored, error) {
+	out := sitedata.Stored{TenantID: tenantID, JobID: jobID}
 	candidates := map[readingKey]bool{}
 	var sites []string
 	var lo, hi time.Time
@@ -102,7 +87,7 @@ func storedData(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 		bySite[k.site][k.ts] = true
 	}
 	for _, site := range sites {
-		s := StoredSite{SiteID: site}
+		s := sitedata.Site{SiteID: site}
 		for ts := range bySite[site] {
 			s.NewDistributorReadings = append(s.NewDistributorReadings, time.Unix(ts, 0).UTC())
 		}

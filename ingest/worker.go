@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"energy/schema/sitedata"
 )
 
 // work is one worker: it claims the oldest waiting job, processes it, and repeats until Stop.
@@ -152,7 +154,7 @@ func (s *Service) process(e *entry) {
 	// ends in TIMEOUT with part of its rows stored because of the deadline alone.
 	ictx, icancel := context.WithTimeout(s.runCtx, insertTimeout)
 	defer icancel()
-	var stored StoredData
+	var stored sitedata.Stored
 	if s.cfg.AfterStore != nil {
 		// What is new is looked up before this job's rows are in.
 		if stored, err = storedData(ictx, s.cfg.DB, job.TenantID, job.ID, fileRows); err != nil {

@@ -9,12 +9,13 @@ import (
 	"energy/ingest"
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/sitedata"
 )
 
 // startIntake loads the OpenPGP keys, opens the archive spool under the data dir, recovers the
 // jobs a previous run left unfinished and starts the worker pool.
 // afterStore hears what each job stored before the job is recorded DONE.
-func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.Store, afterStore func(context.Context, ingest.StoredData) error,
+func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.Store, afterStore func(context.Context, sitedata.Stored) error,
 	log *slog.Logger) (*ingest.Service, error) {
 	keys, err := ingest.LoadKeys(cfg.PGPKeyFiles)
 	if err != nil {

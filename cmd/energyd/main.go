@@ -121,7 +121,7 @@ func run() error {
 		return err
 	}
 	checker := targets.NewChecker(targetStore, outbox, reg, consumption.NewEngine(db, reg, cfg.CarbonCoefficient), sender.Wake, log)
-	jobs, err := startIntake(ctx, cfg, db, reg, targetEvents(checker), log)
+	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, log)
 	if err != nil {
 		return err
 	}

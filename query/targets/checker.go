@@ -10,21 +10,8 @@ import (
 
 	"energy/query/consumption"
 	"energy/schema/registry"
+	"energy/schema/sitedata"
 )
-
-// StoredData is what an archive job stored for a tenant's sites (energyd passes ingest's
-// report here; this package does not depend on ingest).
-type StoredData struct {
-	TenantID, JobID string
-	Sites           []StoredSite
-}
-
-// StoredSite is one site a job touched, with the instants of the distributor readings it
-// stored that were not stored before.
-type StoredSite struct {
-	SiteID                 string
-	NewDistributorReadings []time.Time
-}
 
 // Consumptions computes a site's consumption: the consumption engine, the one source of
 // energy and cost figures.
@@ -55,7 +42,7 @@ func NewChecker(targets *Store, outbox *Outbox, reg *registry.Store, consumption
 // targets whose period holds a new distributor reading, THRESHOLD_OVERRUN for targets whose
 // consumption since beginDate now exceeds the prorated targetValue. Notification ids are
 // derived from the event, so running it again for the same job writes nothing new.
-func (c *Checker) SiteDataStored(ctx context.Context, d StoredData) error {
+func (c *Checker) SiteDataStored(ctx context.Context, d sitedata.Stored) error {
 	var ns []Notification
 	for _, s := range d.Sites {
 		ts, err := c.targets.List(ctx, d.TenantID, s.SiteID)
