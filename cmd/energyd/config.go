@@ -36,6 +36,7 @@ type config struct {
 	// Target notifications: SMTP for EMAIL, an HTTP gateway for SMS (its token from the
 	// environment only, never a flag visible in ps).
 	SMTPURL             string
+	SMTPCAFile          string
 	SMSGatewayURL       string
 	SMSGatewayToken     string
 	NotificationBackoff time.Duration
@@ -73,6 +74,7 @@ func loadConfig(args []string) (config, error) {
 	str(&insertTimeout, "insert-timeout", "ENERGY_INSERT_TIMEOUT", "1m", "longest wait for one ClickHouse insert or other write (a failed job insert is retried later)")
 	str(&migrationTimeout, "migration-timeout", "ENERGY_MIGRATION_TIMEOUT", "5m", "longest wait for one schema migration statement")
 	str(&c.SMTPURL, "smtp-url", "ENERGY_SMTP_URL", "", "SMTP server of EMAIL notifications: smtp://user:pass@host:port?from=addr (STARTTLS when offered; smtps:// for TLS); empty: EMAIL notifications fail")
+	str(&c.SMTPCAFile, "smtp-ca-file", "ENERGY_SMTP_CA_FILE", "", "PEM certificates trusted for the SMTP server's TLS besides the system's (an internal CA or a self-signed server certificate)")
 	str(&c.SMSGatewayURL, "sms-gateway-url", "ENERGY_SMS_GATEWAY_URL", "", "HTTP gateway of SMS notifications (POST {\"to\", \"text\"}, bearer ENERGY_SMS_GATEWAY_TOKEN); empty: SMS notifications fail")
 	var backoff string
 	str(&backoff, "notification-backoff", "ENERGY_NOTIFICATION_BACKOFF", "30s", "wait after a notification's first failed attempt, doubled after each further one (8 attempts at most)")

@@ -11,7 +11,7 @@ import (
 // startNotifications starts the background sender of target notifications.
 func startNotifications(cfg config, outbox *targets.Outbox, reg *registry.Store, log *slog.Logger) (*targets.Sender, error) {
 	sender, err := targets.NewSender(outbox, reg, targets.SenderConfig{
-		SMTPURL: cfg.SMTPURL, SMSGatewayURL: cfg.SMSGatewayURL, SMSGatewayToken: cfg.SMSGatewayToken,
+		SMTPURL: cfg.SMTPURL, SMTPCAFile: cfg.SMTPCAFile, SMSGatewayURL: cfg.SMSGatewayURL, SMSGatewayToken: cfg.SMSGatewayToken,
 		Backoff: cfg.NotificationBackoff, Log: log,
 	})
 	if err != nil {

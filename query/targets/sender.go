@@ -26,6 +26,9 @@ type SenderConfig struct {
 	// SMTPURL is smtp://user:pass@host:port?from=addr (smtps:// for TLS from the start); empty:
 	// EMAIL notifications end FAILED.
 	SMTPURL string
+	// SMTPCAFile names PEM certificates trusted for the SMTP server's TLS besides the
+	// system's (an internal CA, or the server's self-signed certificate); empty: the system's.
+	SMTPCAFile string
 	// SMSGatewayURL receives POST {"to", "text"} with SMSGatewayToken as bearer; empty: SMS
 	// notifications end FAILED.
 	SMSGatewayURL, SMSGatewayToken string
@@ -84,7 +87,7 @@ func NewSender(outbox *Outbox, contacts *registry.Store, cfg SenderConfig) (*Sen
 	s := &Sender{outbox: outbox, contacts: contacts, cfg: cfg, log: cfg.Log.With("component", "notifications"), now: time.Now,
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	if cfg.SMTPURL != "" {
-		c, err := newSMTPChannel(cfg.SMTPURL)
+		c, err := newSMTPChannel(cfg.SMTPURL, cfg.SMTPCAFile)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"energy/query/targets/mailsink"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -78,34 +79,34 @@ func (f outboxFixture) waitState(t *testing.T, state string, within time.Duratio
 }
 
 func TestEmailDeliveredThroughRealSMTPServer(t *testing.T) {
-	sink := newSMTPSink(t)
-	sink.start()
+	sink := mailsink.New(t)
+	sink.Start()
 	f := newOutboxFixture(t, ChannelEmail, &registry.Contact{Email: "anne@example.org"})
-	f.start(t, SenderConfig{SMTPURL: sink.url("from=alerts@energy.example")})
+	f.start(t, SenderConfig{SMTPURL: sink.URL("from=alerts@energy.example")})
 	n := f.waitState(t, StateSent, 10*time.Second)
 	if n.Attempts != 1 || n.Sent.IsZero() || n.LastError != "" {
 		t.Errorf("sent notification: %+v", n)
 	}
-	msgs := sink.messages()
+	msgs := sink.Messages()
 	if len(msgs) != 1 {
 		t.Fatalf("%d messages received, want 1", len(msgs))
 	}
 	m := msgs[0]
-	subject, _ := new(mime.WordDecoder).DecodeHeader(m.header.Get("Subject"))
-	if m.header.Get("X-RcptTo") != "anne@example.org" || m.header.Get("To") != "anne@example.org" || m.header.Get("X-MailFrom") != "alerts@energy.example" ||
+	subject, _ := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+	if m.Header.Get("X-RcptTo") != "anne@example.org" || m.Header.Get("To") != "anne@example.org" || m.Header.Get("X-MailFrom") != "alerts@energy.example" ||
 		subject != "Objective 2025: consumption above target" {
-		t.Errorf("envelope/headers: rcpt %q to %q from %q subject %q", m.header.Get("X-RcptTo"), m.header.Get("To"), m.header.Get("X-MailFrom"), subject)
+		t.Errorf("envelope/headers: rcpt %q to %q from %q subject %q", m.Header.Get("X-RcptTo"), m.Header.Get("To"), m.Header.Get("X-MailFrom"), subject)
 	}
-	if want := "Since 2025-01-01 the site used 1234.5 kWh, above the 1000 kWh prorated target.\r\n.\r\nThe end.\r\n"; strings.ReplaceAll(m.body, "\r\n", "\n") != strings.ReplaceAll(want, "\r\n", "\n") {
-		t.Errorf("body %q, want %q", m.body, want)
+	if want := "Since 2025-01-01 the site used 1234.5 kWh, above the 1000 kWh prorated target.\r\n.\r\nThe end.\r\n"; strings.ReplaceAll(m.Body, "\r\n", "\n") != strings.ReplaceAll(want, "\r\n", "\n") {
+		t.Errorf("body %q, want %q", m.Body, want)
 	}
 }
 
 // The SMTP server is down for the first attempts, then up: the message arrives exactly once.
 func TestEmailRetriedWhileServerDownThenSentOnce(t *testing.T) {
-	sink := newSMTPSink(t)
+	sink := mailsink.New(t)
 	f := newOutboxFixture(t, ChannelEmail, &registry.Contact{Email: "anne@example.org"})
-	f.start(t, SenderConfig{SMTPURL: sink.url("from=alerts@energy.example"), Backoff: 100 * time.Millisecond})
+	f.start(t, SenderConfig{SMTPURL: sink.URL("from=alerts@energy.example"), Backoff: 100 * time.Millisecond})
 	var n Notification
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		ns, _ := f.outbox.List(context.Background(), "acme", "S1", "T1")
@@ -116,10 +117,10 @@ func TestEmailRetriedWhileServerDownThenSentOnce(t *testing.T) {
 	if n.State != StatePending || n.Attempts < 2 || !strings.Contains(n.LastError, "connection refused") {
 		t.Fatalf("while the server is down: %+v", n)
 	}
-	sink.start()
+	sink.Start()
 	n = f.waitState(t, StateSent, 20*time.Second)
 	time.Sleep(300 * time.Millisecond) // a few more rounds: nothing is sent again
-	if msgs := sink.messages(); len(msgs) != 1 {
+	if msgs := sink.Messages(); len(msgs) != 1 {
 		t.Fatalf("%d messages received, want exactly 1", len(msgs))
 	}
 	if n.Attempts < 3 {
@@ -215,17 +216,17 @@ func TestDeliveryFailsAtOnceWithoutContact(t *testing.T) {
 // A claim left by a sender that died mid-handover: the message may have gone, so it is never
 // sent again.
 func TestInterruptedHandoverIsNotSentAgain(t *testing.T) {
-	sink := newSMTPSink(t)
-	sink.start()
+	sink := mailsink.New(t)
+	sink.Start()
 	f := newOutboxFixture(t, ChannelEmail, &registry.Contact{Email: "anne@example.org"})
 	c := f.n
 	c.State, c.Attempts, c.ClaimedUntil, c.ClaimedBy, c.Created = StatePending, 1, time.Now().Add(-time.Second), "dead-sender", time.Now()
 	if err := f.outbox.write(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	f.start(t, SenderConfig{SMTPURL: sink.url("from=alerts@energy.example")})
+	f.start(t, SenderConfig{SMTPURL: sink.URL("from=alerts@energy.example")})
 	n := f.waitState(t, StateFailed, 10*time.Second)
-	if !strings.Contains(n.LastError, "interrupted") || len(sink.messages()) != 0 {
-		t.Errorf("interrupted handover: %+v, %d messages", n, len(sink.messages()))
+	if !strings.Contains(n.LastError, "interrupted") || len(sink.Messages()) != 0 {
+		t.Errorf("interrupted handover: %+v, %d messages", n, len(sink.Messages()))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/smtp"
 	"net/textproto"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
@@ -27,8 +28,9 @@ type smtpChannel struct {
 	timeout    time.Duration
 }
 
-// newSMTPChannel reads smtp://user:pass@host:port?from=addr (smtps:// for TLS from the start).
-func newSMTPChannel(raw string) (*smtpChannel, error) {
+// newSMTPChannel reads smtp://user:pass@host:port?from=addr (smtps:// for TLS from the start);
+// caFile (may be empty) names PEM certificates trusted for the server besides the system's.
+func newSMTPChannel(raw, caFile string) (*smtpChannel, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
 		return nil, fmt.Errorf("SMTP URL %q: want smtp://[user:pass@]host[:port]?from=addr (or smtps://)", redact(raw))
@@ -53,7 +55,31 @@ func newSMTPChannel(raw string) (*smtpChannel, error) {
 	if a, err := mail.ParseAddress(c.from); err != nil || a.Address != c.from {
 		return nil, fmt.Errorf("SMTP URL: from=%q is not an email address", c.from)
 	}
+	if caFile != "" {
+		roots, err := trustedRoots(caFile)
+		if err != nil {
+			return nil, err
+		}
+		c.roots = roots
+	}
 	return c, nil
+}
+
+// trustedRoots is the system's certificate pool plus the PEM certificates of file (an
+// internal CA, or a server's self-signed certificate).
+func trustedRoots(file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("SMTP CA file: %w", err)
+	}
+	roots, err := x509.SystemCertPool()
+	if err != nil {
+		roots = x509.NewCertPool()
+	}
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("SMTP CA file %s: no PEM certificate in it", file)
+	}
+	return roots, nil
 }
 
 // redact hides a URL's password in messages.
@@ -97,11 +123,8 @@ func (c *smtpChannel) send(ctx context.Context, to string, n Notification, hando
 		}
 	}
 	if c.auth {
-		if ok, _ := client.Extension("AUTH"); !ok {
-			return permanent(fmt.Errorf("SMTP server %s: a user is configured but the server offers no AUTH", c.addr))
-		}
-		if err := client.Auth(smtp.PlainAuth("", c.user, c.pass, c.host)); err != nil {
-			return smtpErr(c.addr, "AUTH", err)
+		if err := c.authenticate(client); err != nil {
+			return err
 		}
 	}
 	if err := client.Mail(c.from); err != nil {
