@@ -198,6 +198,10 @@ func parseConsumptionQuery(p *ConsumptionParams) (*consumptionQuery, error) {
 func (q *consumptionQuery) key() string {
 	r := q.req
 	b := make([]byte, 0, 160)
+	if r.Fluid != "" { // electricity keeps its keys
+		b = append(b, r.Fluid...)
+		b = append(b, ' ')
+	}
 	b = append(b, q.start.key()...)
 	b = append(b, ' ')
 	b = append(b, q.end.key()...)
@@ -248,51 +252,65 @@ const consumptionDescription = `Electricity consumption of the site over [startT
 
 **Caching.** Answers are cached per site and request and invalidated by every ingest touching the site (response header X-Cache: HIT or MISS).`
 
-// ConsumptionService answers the electricity consumption with JSON bytes: *consumption.Cached, the
+// ConsumptionService answers the consumption of either fluid with JSON bytes: *consumption.Cached, the
 // engine behind its result cache.
 type ConsumptionService interface {
 	JSON(ctx context.Context, tenantID, siteID, request string, resolve consumption.Resolve) (body []byte, hit bool, err error)
 }
 
-// consumptionHandler serves the electricity consumption (scope read).
+// consumptionHandler serves the consumption of both fluids (scope read).
 type consumptionHandler struct {
-	cons  ConsumptionService
-	sites *cache.Sites
+	cons   ConsumptionService
+	sites  *cache.Sites
+	schema *huma.Schema // of the answer
 }
 
-// registerConsumption registers the electricity consumption. A nil cons gets the engine with
-// the default carbon coefficient behind a default-sized cache.
+// registerConsumption registers the consumption of both fluids, answered by one engine behind
+// one result cache. A nil cons gets the engine with the default carbon coefficients behind a
+// default-sized cache.
 func registerConsumption(api huma.API, reg *registry.Store, cons ConsumptionService) {
 	if cons == nil {
 		engine := consumption.NewEngine(reg.DB(), reg, consumption.DefaultCarbonCoefficient)
 		cons = consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
-	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[consumption.ConsumptionResult](), true, "ConsumptionResult")
 	h := &consumptionHandler{cons: cons, sites: cache.NewSites(reg)} // every computed answer reads its site
+	// The body is cached JSON bytes: each operation declares its shape since Huma cannot see it.
+	h.schema = api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[consumption.ConsumptionResult](), true, "ConsumptionResult")
+	registerElecConsumption(api, h)
+	registerGasConsumption(api, h)
+}
+
+// registerElecConsumption registers GET /v2/sites/{site-id}/fluids/elec/consumptions.
+func registerElecConsumption(api huma.API, h *consumptionHandler) {
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-elec-consumptions", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/consumptions",
 		Tags: []string{"Consumption"}, Summary: "Electricity consumption of a site", Description: consumptionDescription,
 		Security: requireScopes(registry.ScopeRead),
-		// The body is cached JSON bytes: declare its shape here since Huma cannot see it.
 		Responses: map[string]*huma.Response{"200": {
 			Description: "The consumption of each step (and of the whole period with withGlobalConsumption)",
-			Content:     map[string]*huma.MediaType{"application/json": {Schema: schema}},
+			Content:     map[string]*huma.MediaType{"application/json": {Schema: h.schema}},
 		}},
 	}, h.get)
 }
 
+// get answers the electricity consumption.
 func (h *consumptionHandler) get(ctx context.Context, in *ConsumptionParams) (*consumptionOutput, error) {
 	q, err := parseConsumptionQuery(in)
 	if err != nil {
 		return nil, err
 	}
-	if registry.ValidID("site-id", in.SiteID) != nil {
-		return nil, SiteNotFound(in.SiteID)
+	return h.answer(ctx, in.SiteID, q)
+}
+
+// answer serves a parsed request of either fluid from the cache or the engine.
+func (h *consumptionHandler) answer(ctx context.Context, siteID string, q *consumptionQuery) (*consumptionOutput, error) {
+	if registry.ValidID("site-id", siteID) != nil {
+		return nil, SiteNotFound(siteID)
 	}
-	body, hit, err := h.cons.JSON(ctx, Caller(ctx).TenantID, in.SiteID, q.key(), func(ctx context.Context) (registry.Site, consumption.Request, error) {
-		s, err := h.sites.Site(ctx, Caller(ctx).TenantID, in.SiteID)
+	body, hit, err := h.cons.JSON(ctx, Caller(ctx).TenantID, siteID, q.key(), func(ctx context.Context) (registry.Site, consumption.Request, error) {
+		s, err := h.sites.Site(ctx, Caller(ctx).TenantID, siteID)
 		if errors.Is(err, registry.ErrNotFound) {
-			return s, consumption.Request{}, SiteNotFound(in.SiteID)
+			return s, consumption.Request{}, SiteNotFound(siteID)
 		}
 		if err != nil {
 			return s, consumption.Request{}, err

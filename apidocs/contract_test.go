@@ -99,7 +99,8 @@ func TestContract(t *testing.T) {
 		{"/v1/weather-stations/07149", `{"name":"Paris-Orly","latitude":48.72,"longitude":2.38}`},
 		{"/v1/weather-stations/07149/observations", `[{"date":"2024-01-01T12:00:00+01:00","temperature":3.2,"wind":12.5,"cloudiness":6}]`},
 		{"/v2/tariffs/HPHC-2024", hphcTariffJSON},
-		{"/v2/sites/S1", `{"timezone":"Europe/Paris","tariffId":"HPHC-2024","weatherStationId":"07149","siteCustomerId":"C-1","personCustomerId":"P-1"}`},
+		{"/v2/tariffs/GAS-2024", `{"option":"GAS","prices":[{"validFrom":"2024-01-01","byHeading":{"BASE":0.11}}],"standingCharges":[{"validFrom":"2024-01-01","yearly":{"subscription":250}}]}`},
+		{"/v2/sites/S1", `{"timezone":"Europe/Paris","tariffId":"HPHC-2024","gasTariffId":"GAS-2024","weatherStationId":"07149","siteCustomerId":"C-1","personCustomerId":"P-1"}`},
 	} {
 		if st, b, _ := h.do(http.MethodPut, put.path, h.admin, put.body); st != http.StatusOK {
 			t.Fatalf("PUT %s: %d %s", put.path, st, b)
@@ -116,7 +117,9 @@ func TestContract(t *testing.T) {
 		}
 	}
 	budget.gasReadings(t, h, "GASSITE")
-	archive := tarGz(t, "indexes.json", `{"smartElecIndexes":[{"siteId":"S1","podId":"PDL-1","nature":"MKT_SMART_DISTRIBUTOR","ts":"2024-01-01T00:00:00Z","generationTs":"2024-01-01T04:00:00Z","value":{"1":100}}]}`)
+	archive := tarGz(t, "indexes.json", `{"smartElecIndexes":[{"siteId":"S1","podId":"PDL-1","nature":"MKT_SMART_DISTRIBUTOR","ts":"2024-01-01T00:00:00Z","generationTs":"2024-01-01T04:00:00Z","value":{"1":100}}],`+
+		`"cyclicGasIndexes":[{"siteId":"S1","podId":"GAS-1","nature":"MKT_CYCLIC_DISTRIBUTOR","ts":"2023-12-31T23:00:00Z","generationTs":"2024-01-03T00:00:00Z","value":100,"unit":"m3","conversionFactors":{"kWh":11.2}},`+
+		`{"siteId":"S1","podId":"GAS-1","nature":"MKT_CYCLIC_DISTRIBUTOR","ts":"2024-01-01T23:00:00Z","generationTs":"2024-01-03T00:00:00Z","value":112,"unit":"m3","conversionFactors":{"kWh":11.2}}]}`)
 	jobLink := jh.submit(h.admin, "a.tar.gz", archive)
 	jobID := jobLink[strings.LastIndex(jobLink, "/")+1:]
 	jh.waitFinal(h.admin, jobID)
@@ -126,6 +129,7 @@ func TestContract(t *testing.T) {
 	bigType, big := formBody(t, "file", "big.tar.gz", tooLarge)
 
 	const consumption = "/v2/sites/S1/fluids/elec/consumptions?startTs=2024-01-01T00:00:00&endTs=2024-01-03T00:00:00&stepUnit=DAYS"
+	const gasConsumption = "/v2/sites/S1/fluids/gas/consumptions?startTs=2024-01-01T00:00:00&endTs=2024-01-03T00:00:00&stepUnit=DAYS"
 	const schedule = `{"temperatures":{"COMFORT":20,"ECO":17},"weeklyCalendar":[{"offset":420,"temperature":"COMFORT"},{"offset":1380,"temperature":"ECO"}]}`
 	const jsonType = "application/json"
 	cases := []contractCase{
@@ -181,6 +185,12 @@ func TestContract(t *testing.T) {
 		{op: "get-site-elec-consumptions", method: "GET", path: consumption + "&stepValue=0", token: reader, want: 400, breaks: true, comment: "stepValue below 1"},
 		{op: "get-site-elec-consumptions", method: "GET", path: consumption + "&indexStrategy=SOMETIMES", token: reader, want: 400, breaks: true, comment: "indexStrategy not in the enum"},
 		{op: "get-site-elec-consumptions", method: "GET", path: strings.Replace(consumption, "S1", "NOPE", 1), token: reader, want: 404},
+		{op: "get-site-gas-consumptions", method: "GET", path: gasConsumption + "&options=withCarbonFootprint,withGlobalConsumption", token: reader, want: 200},
+		{op: "get-site-gas-consumptions", method: "GET", path: gasConsumption + "&stepValue=1001", token: reader, want: 400, breaks: true, comment: "stepValue above 1000"},
+		{op: "get-site-gas-consumptions", method: "GET", path: strings.Replace(gasConsumption, "DAYS", "WEEKS", 1), token: reader, want: 400, breaks: true, comment: "stepUnit not in the enum"},
+		{op: "get-site-gas-consumptions", method: "GET", path: strings.Replace(gasConsumption, "2024-01-03", "2023-12-03", 1), token: reader, want: 400, comment: "endTs before startTs"},
+		{op: "get-site-gas-consumptions", method: "GET", path: strings.Replace(gasConsumption, "S1", "NOPE", 1), token: reader, want: 404},
+		{op: "get-site-gas-consumptions", method: "GET", path: gasConsumption, token: collector, want: 403},
 		{op: "get-site", method: "GET", path: "/v2/sites/S1", token: reader, want: 200},
 		{op: "get-site", method: "GET", path: "/v2/sites/NOPE", token: reader, want: 404},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: h.admin, ctype: jsonType, body: []byte(`{"timezone":"Europe/Paris"}`), want: 200},

@@ -29,6 +29,8 @@ type config struct {
 	CacheEntries      int
 	CacheMB           int
 	CarbonCoefficient float64
+	// GasCarbonCoefficient is the kgCO2e/kWh of gas answers whose gas tariff names none.
+	GasCarbonCoefficient float64
 	// MemoryHeadroomMB is added to CacheMB for the Go collector's soft memory limit.
 	MemoryHeadroomMB int
 	// Bounds of every ClickHouse call: reads, inserts and other writes, migration statements.
@@ -63,10 +65,11 @@ func loadConfig(args []string) (config, error) {
 	var adviceWorkers string
 	str(&adviceWorkers, "advice-workers", "ENERGY_ADVICE_WORKERS", "2", "recommendation jobs computed at once")
 	str(&c.LogLevel, "log-level", "ENERGY_LOG_LEVEL", "info", "debug, info, warn or error")
-	var cacheEntries, cacheMB, carbon string
+	var cacheEntries, cacheMB, carbon, gasCarbon string
 	str(&cacheEntries, "cache-entries", "ENERGY_CACHE_ENTRIES", "10000", "most consumption answers kept in the result cache; 0 disables it")
 	str(&cacheMB, "cache-mb", "ENERGY_CACHE_MB", "256", "approximate memory bound of the consumption result cache, MiB")
 	str(&carbon, "carbon-coefficient", "ENERGY_CARBON_COEFFICIENT", "0.052", "kgCO2e/kWh of sites whose tariff has none (default: ADEME Base Empreinte, French average mix)")
+	str(&gasCarbon, "gas-carbon-coefficient", "ENERGY_GAS_CARBON_COEFFICIENT", "0.227", "kgCO2e/kWh of gas for sites whose gas tariff has none (default: ADEME Base Empreinte, natural gas)")
 	var headroom string
 	str(&headroom, "memory-headroom-mb", "ENERGY_MEMORY_HEADROOM_MB", "128", "MiB beyond --cache-mb in the Go soft memory limit (GOMEMLIMIT, when set, wins)")
 	var queryTimeout, insertTimeout, migrationTimeout string
@@ -128,6 +131,9 @@ func loadConfig(args []string) (config, error) {
 	}
 	if _, err := fmt.Sscan(carbon, &c.CarbonCoefficient); err != nil || c.CarbonCoefficient < 0 || c.CarbonCoefficient > 10 {
 		return c, fmt.Errorf("--carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", carbon)
+	}
+	if _, err := fmt.Sscan(gasCarbon, &c.GasCarbonCoefficient); err != nil || c.GasCarbonCoefficient < 0 || c.GasCarbonCoefficient > 10 {
+		return c, fmt.Errorf("--gas-carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", gasCarbon)
 	}
 	return c, nil
 }

@@ -8,9 +8,10 @@ import (
 	"energy/schema/registry"
 )
 
-// consumptions builds the consumption engine behind its result cache, sized by the flags.
+// consumptions builds the consumption engine of both fluids behind its result cache, sized by
+// the flags.
 func (c config) consumptions(db *schema.DB, reg *registry.Store) apidocs.ConsumptionService {
-	engine := consumption.NewEngine(db, reg, c.CarbonCoefficient)
+	engine := consumption.NewEngine(db, reg, c.CarbonCoefficient).WithGasCarbon(c.GasCarbonCoefficient)
 	return consumption.NewCached(engine, reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
 }
 

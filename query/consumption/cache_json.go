@@ -62,6 +62,7 @@ func encodeJSONReflect(res *ConsumptionResult) ([]byte, error) {
 const knownResultShape = "ConsumptionResult{Period:period:Period{StartTime:startTime:Time;EndTime:endTime:Time};ComputationPeriod:computationPeriod,omitempty:*Period;" +
 	"Step:step:string;Units:units:Units{Cost:cost:string;EnergyMeter:energyMeter:string;CarbonFootprint:carbonFootprint:string};" +
 	"Consumptions:consumptions:[]Consumption{Period:period:Period;EnergyMeter:energyMeter:EnergyMeter{Total:total:*float64;ByTariffHeading:byTariffHeading:map[string]float64};" +
+	"Volume:volume,omitempty:*Volume{Total:total:*float64;Unit:unit:string};" +
 	"Cost:cost,omitempty:*Cost{Total:total:float64;StandingCharge:standingCharge:float64;StandingChargeByComponents:standingChargeByComponents:map[string]float64;ByTariffHeading:byTariffHeading:map[string]float64};" +
 	"CarbonFootprint:carbonFootprint,omitempty:*CarbonFootprint{Coefficient:coefficient:float64;Total:total:*float64};Quality:quality:float64;ErrorFlags:errorFlags:[]string;" +
 	"IndexNatures:indexNatures:[]string;Status:status:string;Nature:nature:string;Aggregated:aggregated:bool;UsingLoadCurve:usingLoadCurve:bool;" +
@@ -181,6 +182,15 @@ func (e *jsonEncoder) appendConsumption(b []byte, c *Consumption) ([]byte, error
 		return nil, err
 	}
 	b = append(b, '}')
+	if c.Volume != nil {
+		b = append(b, `,"volume":{"total":`...)
+		if b, err = appendFloatPtr(b, c.Volume.Total); err != nil {
+			return nil, err
+		}
+		b = append(b, `,"unit":`...)
+		b = appendString(b, c.Volume.Unit)
+		b = append(b, '}')
+	}
 	if c.Cost != nil {
 		b = append(b, `,"cost":{"total":`...)
 		if b, err = appendFloat(b, c.Cost.Total); err != nil {

@@ -7,6 +7,11 @@ import "energy/schema/registry"
 // consommation" for France (0.052 kgCO2e/kWh). energyd makes it configurable.
 const DefaultCarbonCoefficient = 0.052
 
+// DefaultGasCarbonCoefficient is the service's default emission factor of natural gas in
+// kgCO2e/kWh when a gas tariff names none: ADEME Base Empreinte, natural gas, average French
+// supply mix, combustion and upstream (0.227 kgCO2e/kWh). energyd makes it configurable.
+const DefaultGasCarbonCoefficient = 0.227
+
 // carbonCoefficient is the tariff's carbonCoefficient, or else the service default.
 func carbonCoefficient(t *registry.Tariff, fallback float64) float64 {
 	if t != nil && t.CarbonCoefficient != nil {

@@ -1,5 +1,5 @@
-// Package consumption is the electricity consumption engine: steps, index resolution, load
-// curve and time-of-use, cost, carbon, and the JSON encoder of its answers.
+// Package consumption is the consumption engine of electricity and gas: steps, index
+// resolution, load curve and time-of-use, cost, carbon, and the JSON encoder of its answers.
 package consumption
 
 import (
@@ -15,9 +15,10 @@ import (
 	"energy/schema/registry"
 )
 
-// Engine is the electricity consumption engine (GET .../fluids/elec/consumptions). Per request it reads the
-// site's tariff, the winning index readings (resolved in SQL) and, when needed, the load curve,
-// concurrently; everything else (steps, interpolation, strategies, cost) is done in Go.
+// Engine is the consumption engine of both fluids (GET .../fluids/elec/consumptions and
+// .../fluids/gas/consumptions). Per request it reads the site's tariff of the fluid, the
+// candidate index readings and, when needed, the load curve, concurrently; everything else
+// (resolution, steps, interpolation, strategies, cost) is done in Go.
 //
 // Rules (apidocs/README.md, "Consumption", and the endpoint's OpenAPI description), with the
 // choices made where those are silent:
@@ -56,23 +57,39 @@ import (
 //     midnights); the standing charge of every local day of the step is yearly ÷ days of its
 //     year, times the covered share of the day, whatever the data. Days before the first
 //     validFrom have no price and are not costed. No cost member for a NO_DATA step.
-//   - Rounding only at the output: Wh to 0.001, EUR to 0.0001, kgCO2e to 0.000001, quality to
-//     0.01.
+//   - Gas: the same rules on the cyclic gas indexes (no dials, no load curve) with the site's gas
+//     tariff (gasTariffId, heading BASE). An interval's energy is the index difference × the
+//     later reading's kWh factor (1 for an index in kWh); an interval whose later reading has
+//     neither has unknown energy: it covers nothing and flags MISSING_CONVERSION_FACTOR on the
+//     steps it touches. Energy is stated in kWh; volume sums the index differences in the unit
+//     of the latest reading. Carbon default: the gas one.
+//   - Rounding only at the output: Wh to 0.001 (kWh to 0.000001), EUR to 0.0001, kgCO2e to
+//     0.000001, index volumes to 0.001, quality to 0.01.
 //   - computationPeriod: from the first to the last instant covered by data, ending at the end
 //     of the 1,200th step when the window truncates; absent when that is the requested period,
 //     and when nothing at all was computed (unless truncated).
 type Engine struct {
 	db            *schema.DB
 	reg           *registry.Store
-	defaultCarbon float64 // kgCO2e/kWh when the tariff names none
+	defaultCarbon float64 // kgCO2e/kWh of electricity when the tariff names none
+	gasCarbon     float64 // kgCO2e/kWh of gas when the gas tariff names none
 	now           func() time.Time
 	tariffs       *cache.Reference[registry.Tariff] // read-only once cached: shared by concurrent answers
 }
 
-// NewEngine returns the engine; defaultCarbon is the coefficient (kgCO2e/kWh) of sites
-// whose tariff has no carbonCoefficient (DefaultCarbonCoefficient is the service's default).
+// NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
+// sites whose tariff has no carbonCoefficient (DefaultCarbonCoefficient is the service's
+// default). Gas gets DefaultGasCarbonCoefficient until WithGasCarbon says otherwise.
 func NewEngine(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Engine {
-	return &Engine{db: db, reg: reg, defaultCarbon: defaultCarbon, now: time.Now, tariffs: cache.NewReference[registry.Tariff](reg.Versions)}
+	return &Engine{db: db, reg: reg, defaultCarbon: defaultCarbon, gasCarbon: DefaultGasCarbonCoefficient,
+		now: time.Now, tariffs: cache.NewReference[registry.Tariff](reg.Versions)}
+}
+
+// WithGasCarbon sets the gas coefficient (kgCO2e/kWh) of sites whose gas tariff has no
+// carbonCoefficient, and returns the engine. Call it before the engine answers.
+func (c *Engine) WithGasCarbon(coefficient float64) *Engine {
+	c.gasCarbon = coefficient
+	return c
 }
 
 // indexSources are the data sources that allow index readings; LOAD_CURVE allows the load curve.
@@ -90,8 +107,12 @@ type evaluation struct {
 	heading        func(dial string) string
 }
 
-// Compute returns the consumption of site over req.
+// Compute returns the consumption of the site's fluid over req.
 func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*ConsumptionResult, error) {
+	fl, err := fluidOf(req.Fluid)
+	if err != nil {
+		return nil, err
+	}
 	loc := site.Location()
 	start, end := req.Start.In(loc), req.End.In(loc)
 	if !end.After(start) {
@@ -112,6 +133,14 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		useIndexes = useIndexes || indexSources[s]
 		useLoadCurve = useLoadCurve || s == SourceLoadCurve
 	}
+	if !fl.loadCurve {
+		useIndexes, useLoadCurve = true, false
+	}
+	completion := req.LoadCurveCompletion && fl.loadCurve
+	tariffID, coefficient := site.TariffID, c.defaultCarbon
+	if fl.name == FluidGas {
+		tariffID, coefficient = site.GasTariffID, c.gasCarbon
+	}
 	fineSteps := req.StepUnit == UnitHours || req.StepUnit == UnitMinutes
 	loadCurveSteps := useLoadCurve && (fineSteps || !useIndexes)
 
@@ -121,10 +150,10 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		points   []loadCurvePoint
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	if site.TariffID != "" {
+	if tariffID != "" {
 		g.Go(func() error {
-			t, err := c.tariffs.Get(gctx, site.TenantID, site.TariffID, func(ctx context.Context) (registry.Tariff, error) {
-				return c.reg.Tariff(ctx, site.TenantID, site.TariffID)
+			t, err := c.tariffs.Get(gctx, site.TenantID, tariffID, func(ctx context.Context) (registry.Tariff, error) {
+				return c.reg.Tariff(ctx, site.TenantID, tariffID)
 			})
 			if errors.Is(err, registry.ErrNotFound) {
 				return nil // a removed tariff: no cost
@@ -135,7 +164,7 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	}
 	fetchReadings := func(ctx context.Context) (err error) {
 		bracket := strategy != StrategyNoEstimated
-		readings, err = resolveReadings(ctx, c.db, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, bracket, c.now())
+		readings, err = resolveReadings(ctx, c.db, fl.readingsSQL, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, bracket, c.now())
 		return err
 	}
 	switch {
@@ -148,7 +177,7 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		})
 	case useIndexes:
 		g.Go(func() error { return fetchReadings(gctx) })
-		if req.LoadCurveCompletion {
+		if completion {
 			g.Go(func() (err error) {
 				points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd)
 				return err
@@ -164,24 +193,36 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		series:         buildIndexSeries(readings, strategy, start, end),
 		points:         points,
 		fromLoadCurve:  loadCurveSteps && (len(points) > 0 || !useIndexes),
-		completion:     req.LoadCurveCompletion,
+		completion:     completion,
 		tou:            newTimeOfUse(tariff, loc),
 		canInterpolate: interpolationFor(strategy, start, end),
 		heading:        dialHeading(tariff),
 	}
-	b := &itemBuilder{loc: loc, tariff: tariff, ratios: req.WithRatioByTariffHeading, meterChanges: ev.series.meterChanges}
+	b := &itemBuilder{loc: loc, tariff: tariff, ratios: req.WithRatioByTariffHeading, meterChanges: ev.series.meterChanges,
+		perWh: fl.perWh, energyDecimals: energyDecimals, unconverted: ev.series.unconverted}
+	if fl.perWh != 1 { // kWh: the same absolute precision as Wh to 0.001
+		b.energyDecimals = energyDecimals + 3
+	}
+	if fl.name == FluidGas {
+		ev.heading = func(string) string { return registry.GasHeading }
+	}
+	if fl.volume {
+		unit := volumeUnit(readings)
+		ev.series.keepVolumeIn(unit)
+		b.volumeUnit = &unit
+	}
 	if tariff != nil && !req.WithoutCost {
 		b.pricing = newPricing(tariff, loc)
 	}
 	if req.WithCarbonFootprint {
-		coef := carbonCoefficient(tariff, c.defaultCarbon)
+		coef := carbonCoefficient(tariff, coefficient)
 		b.carbon = &coef
 	}
 
 	res := &ConsumptionResult{
 		Period:       Period{start, end},
 		Step:         FormatStep(start, end, loc, req.StepUnit, req.StepValue),
-		Units:        Units{Cost: UnitCost, EnergyMeter: UnitEnergy, CarbonFootprint: UnitCarbon},
+		Units:        Units{Cost: UnitCost, EnergyMeter: fl.energyUnit, CarbonFootprint: UnitCarbon},
 		Consumptions: make([]Consumption, len(steps)),
 	}
 	pieces := ev.pieces(steps)

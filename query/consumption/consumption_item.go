@@ -17,6 +17,7 @@ const (
 	moneyDecimals   = 4
 	carbonDecimals  = 6
 	qualityDecimals = 2
+	volumeDecimals  = 3
 )
 
 func roundTo(v float64, decimals int) float64 {
@@ -26,20 +27,24 @@ func roundTo(v float64, decimals int) float64 {
 
 // itemBuilder turns the pieces of a step into a consumption item.
 type itemBuilder struct {
-	loc          *time.Location
-	tariff       *registry.Tariff // nil: no tariff
-	headings     []string         // the tariff's headings (worked out once, not per item)
-	byHeading    []amount         // scratch of sum: energy by heading
-	costs        []amount         // scratch of sum: energy cost by heading
-	spans        []timeSpan       // scratch of sum: the pieces' spans
-	realSpans    []timeSpan       // scratch of sum: the real pieces' spans
-	pricing      *pricing         // nil: no cost member
-	carbon       *float64         // coefficient; nil: no carbonFootprint member
-	ratios       bool
-	meterChanges []time.Time // sorted
-	floats       []float64   // slab of the items' *float64 members: one allocation for many items
-	costSlab     []Cost      // slab of the items' cost members
-	components   map[string]float64
+	loc            *time.Location
+	tariff         *registry.Tariff // nil: no tariff
+	headings       []string         // the tariff's headings (worked out once, not per item)
+	byHeading      []amount         // scratch of sum: energy by heading
+	costs          []amount         // scratch of sum: energy cost by heading
+	spans          []timeSpan       // scratch of sum: the pieces' spans
+	realSpans      []timeSpan       // scratch of sum: the real pieces' spans
+	pricing        *pricing         // nil: no cost member
+	carbon         *float64         // coefficient; nil: no carbonFootprint member
+	ratios         bool
+	meterChanges   []time.Time // sorted
+	unconverted    []timeSpan  // spans of unknown energy (gas readings without kWh factor), by start
+	perWh          float64     // output energy unit per Wh: 1 (Wh) or 0.001 (kWh)
+	energyDecimals int
+	volumeUnit     *string   // gas: items carry their volume in this unit; nil: no volume member
+	floats         []float64 // slab of the items' *float64 members: one allocation for many items
+	costSlab       []Cost    // slab of the items' cost members
+	components     map[string]float64
 }
 
 // float returns a pointer to v, carved from a slab shared by the answer's items.
@@ -56,6 +61,7 @@ func (b *itemBuilder) float(v float64) *float64 {
 // the covered and real time, and the flags of the data that went in.
 type stepSums struct {
 	byHeading, costs                                    []amount // Wh, EUR (when priced) by heading
+	volume                                              float64  // index units (gas)
 	covered, real                                       time.Duration
 	natures                                             natureSet
 	negative, unreliable, estimated, usesLC, aggregated bool
@@ -72,6 +78,7 @@ func (b *itemBuilder) sum(ps []piece) stepSums {
 	for i := range ps {
 		p := &ps[i]
 		s.byHeading = addAmount(s.byHeading, p.heading, p.wh)
+		s.volume += p.volume
 		if b.pricing != nil {
 			s.costs = b.pricing.addEnergyCost(s.costs, p)
 		}
@@ -144,10 +151,10 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 		it.EnergyMeter.ByTariffHeading = make(map[string]float64, len(s.byHeading))
 		for _, a := range s.byHeading {
 			sum += a.value
-			it.EnergyMeter.ByTariffHeading[a.name] = roundTo(a.value, energyDecimals)
+			it.EnergyMeter.ByTariffHeading[a.name] = roundTo(a.value*b.perWh, b.energyDecimals)
 		}
 		total = &sum
-		it.EnergyMeter.Total = b.float(roundTo(sum, energyDecimals))
+		it.EnergyMeter.Total = b.float(roundTo(sum*b.perWh, b.energyDecimals))
 		it.Status = StatusPartial
 		if s.covered >= duration {
 			it.Status = StatusComplete
@@ -177,6 +184,15 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	if s.unreliable {
 		it.ErrorFlags = append(it.ErrorFlags, FlagUnreliableLoadCurve)
 	}
+	if b.touchesUnconverted(st) {
+		it.ErrorFlags = append(it.ErrorFlags, FlagMissingConversionFactor)
+	}
+	if b.volumeUnit != nil {
+		it.Volume = &Volume{Unit: *b.volumeUnit}
+		if len(ps) > 0 {
+			it.Volume.Total = b.float(roundTo(s.volume, volumeDecimals))
+		}
+	}
 	if b.carbon != nil {
 		it.CarbonFootprint = carbonFootprint(total, *b.carbon)
 	}
@@ -191,6 +207,19 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 func (b *itemBuilder) holdsMeterChange(st Step) bool {
 	i := sort.Search(len(b.meterChanges), func(i int) bool { return !b.meterChanges[i].Before(st.Start) })
 	return i < len(b.meterChanges) && b.meterChanges[i].Before(st.End)
+}
+
+// touchesUnconverted tells whether a span of unknown energy overlaps the step.
+func (b *itemBuilder) touchesUnconverted(st Step) bool {
+	for _, u := range b.unconverted {
+		if !u.a.Before(st.End) {
+			return false // by start: the rest start later still
+		}
+		if u.b.After(st.Start) {
+			return true
+		}
+	}
+	return false
 }
 
 // cost is the step's cost member from its energy cost by heading and its standing charge.

@@ -12,9 +12,10 @@ type piece struct {
 	start, end time.Time
 	heading    string
 	wh         float64
-	estimated  bool // not real data: interpolated, an MKT_ESTIMATION reading, or an unreliable load-curve point
-	unreliable bool // a load-curve point with reliability 1
-	negative   bool // a reading interval whose index went down (counted 0)
+	volume     float64 // gas: the index difference behind wh, in the answer's volume unit
+	estimated  bool    // not real data: interpolated, an MKT_ESTIMATION reading, or an unreliable load-curve point
+	unreliable bool    // a load-curve point with reliability 1
+	negative   bool    // a reading interval whose index went down (counted 0)
 	loadCurve  bool
 	natures    natureSet
 	source     sourceKey
@@ -70,12 +71,13 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 			if !to.After(from) {
 				continue
 			}
-			wh := iv.wh
+			wh, volume := iv.wh, iv.volume
 			if interpolated {
 				wh = iv.wh * float64(to.Sub(from)) / float64(length)
+				volume = iv.volume * float64(to.Sub(from)) / float64(length)
 			}
 			out[k] = append(out[k], piece{
-				start: from, end: to, heading: heading(iv.dial), wh: wh,
+				start: from, end: to, heading: heading(iv.dial), wh: wh, volume: volume,
 				estimated: iv.estimated || interpolated, negative: iv.negative, natures: iv.natures,
 				source: sourceKey{iv.pod, iv.start.Unix(), iv.end.Unix()},
 			})

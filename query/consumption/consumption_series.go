@@ -1,6 +1,7 @@
 package consumption
 
 import (
+	"math"
 	"sort"
 	"time"
 )
@@ -9,8 +10,9 @@ import (
 type indexInterval struct {
 	pod, dial  string
 	start, end time.Time
-	wh         float64 // later index − earlier index; 0 when the index went down
-	factor     float64 // the later reading's factor (gas: kWh per index unit, NaN when unknown)
+	wh         float64 // energy: (later index − earlier index) × the later reading's Wh per index unit; 0 when the index went down; else NaN when that factor is unknown
+	volume     float64 // later index − earlier index, in unit; 0 when the index went down
+	unit       string  // the later reading's index unit (gas)
 	estimated  bool    // an end is an MKT_ESTIMATION reading
 	negative   bool    // the index went down without a meter change (counted 0)
 	natures    natureSet
@@ -40,6 +42,7 @@ type indexPoint struct {
 	closeEst, openEst     bool
 	closeFam, openFam     int
 	closeFactor           float64
+	closeUnit             string
 }
 
 // usableReadings applies the index strategy to the MKT_ESTIMATION readings of one series
@@ -91,7 +94,7 @@ func seriesPoints(rs []reading) []indexPoint {
 			}
 			continue
 		}
-		p := indexPoint{ts: r.ts, hasClose: true, closeValue: r.value, closeEst: r.estimated(), closeFam: r.priority, closeFactor: r.factor}
+		p := indexPoint{ts: r.ts, hasClose: true, closeValue: r.value, closeEst: r.estimated(), closeFam: r.priority, closeFactor: r.factor, closeUnit: r.unit}
 		if !r.beforeChange {
 			p.hasOpen, p.openValue, p.openEst, p.openFam = true, r.value, r.estimated(), r.priority
 		}
@@ -109,12 +112,13 @@ func seriesIntervals(pod, dial string, pts []indexPoint) []indexInterval {
 			continue
 		}
 		iv := indexInterval{
-			pod: pod, dial: dial, start: a.ts, end: b.ts, factor: b.closeFactor,
+			pod: pod, dial: dial, start: a.ts, end: b.ts, unit: b.closeUnit,
 			estimated: a.openEst || b.closeEst,
 			natures:   natureSet(1<<a.openFam | 1<<b.closeFam),
 		}
 		if d := b.closeValue - a.openValue; d >= 0 {
-			iv.wh = float64(d)
+			iv.volume = float64(d)
+			iv.wh = iv.volume * b.closeFactor
 		} else {
 			iv.negative = true
 		}
@@ -125,8 +129,9 @@ func seriesIntervals(pod, dial string, pts []indexPoint) []indexInterval {
 
 // indexSeries holds what the engine derives from the resolved readings of a site.
 type indexSeries struct {
-	intervals    []indexInterval // by series, then time
+	intervals    []indexInterval // by series, then time; energy known
 	meterChanges []time.Time     // instants where a meter was replaced, sorted
+	unconverted  []timeSpan      // intervals whose energy is unknown (a gas reading without kWh factor closes them), by start
 }
 
 // buildIndexSeries cuts the resolved readings (sorted by pod, dial, ts) into series, applies the
@@ -143,9 +148,16 @@ func buildIndexSeries(rs []reading, strategy string, start, end time.Time) index
 			j++
 		}
 		series := usableReadings(rs[i:j], strategy, start, end)
-		out.intervals = append(out.intervals, seriesIntervals(rs[i].pod, rs[i].dial, seriesPoints(series))...)
+		for _, iv := range seriesIntervals(rs[i].pod, rs[i].dial, seriesPoints(series)) {
+			if math.IsNaN(iv.wh) {
+				out.unconverted = append(out.unconverted, timeSpan{iv.start, iv.end})
+				continue
+			}
+			out.intervals = append(out.intervals, iv)
+		}
 		i = j
 	}
+	sort.Slice(out.unconverted, func(i, j int) bool { return out.unconverted[i].a.Before(out.unconverted[j].a) })
 	for _, t := range changes {
 		out.meterChanges = append(out.meterChanges, t)
 	}

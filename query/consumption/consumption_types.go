@@ -2,9 +2,11 @@ package consumption
 
 import "time"
 
-// Request is a validated request for the electricity consumption of one site
-// (GET .../fluids/elec/consumptions). The HTTP layer parses and checks it; the engine trusts it.
+// Request is a validated request for the consumption of one fluid of one site
+// (GET .../fluids/elec/consumptions, GET .../fluids/gas/consumptions). The HTTP layer parses and
+// checks it; the engine trusts it.
 type Request struct {
+	Fluid                                                                             string    // FluidElec (also when empty) or FluidGas; gas has no load curve (DataSources and LoadCurveCompletion do not apply)
 	Start, End                                                                        time.Time // absolute instants; End excluded
 	StepUnit                                                                          string    // "" (one step: the whole period), YEARS, MONTHS, DAYS, HOURS, MINUTES
 	StepValue                                                                         int       // ≥1
@@ -50,16 +52,20 @@ const (
 	FlagMissingData         = "MISSING_DATA"
 	FlagMeterChange         = "METER_CHANGE"
 	FlagUnreliableLoadCurve = "UNRELIABLE_LOAD_CURVE"
+	// FlagMissingConversionFactor: part of the step lies in a gas reading interval whose later
+	// reading has no kWh conversion factor (and is not in kWh): its energy is unknown.
+	FlagMissingConversionFactor = "MISSING_CONVERSION_FACTOR"
 )
 
 // Units of the response.
 const (
-	UnitEnergy = "Wh"
-	UnitCost   = "EUR"
-	UnitCarbon = "kgCO2e"
+	UnitEnergy    = "Wh"  // electricity
+	UnitEnergyKWh = "kWh" // gas
+	UnitCost      = "EUR"
+	UnitCarbon    = "kgCO2e"
 )
 
-// ConsumptionResult is the electricity consumption response.
+// ConsumptionResult is the consumption response of a fluid.
 type ConsumptionResult struct {
 	Period            Period        `json:"period" doc:"Requested period (timestamps with the site's offset)."`
 	ComputationPeriod *Period       `json:"computationPeriod,omitempty" doc:"Period actually computed, only when it differs from the requested one (1,200-item window, or leading/trailing steps without data)."`
@@ -78,7 +84,7 @@ type Period struct {
 // Units names the unit of each measured member.
 type Units struct {
 	Cost            string `json:"cost" example:"EUR"`
-	EnergyMeter     string `json:"energyMeter" example:"Wh"`
+	EnergyMeter     string `json:"energyMeter" example:"Wh" doc:"Wh for electricity, kWh for gas."`
 	CarbonFootprint string `json:"carbonFootprint" example:"kgCO2e"`
 }
 
@@ -86,10 +92,11 @@ type Units struct {
 type Consumption struct {
 	Period          Period           `json:"period"`
 	EnergyMeter     EnergyMeter      `json:"energyMeter"`
+	Volume          *Volume          `json:"volume,omitempty" doc:"Gas only: the volume behind the energy, in the index unit."`
 	Cost            *Cost            `json:"cost,omitempty" doc:"Absent when the site has no tariff, with option withoutCost, or when the step has no data."`
 	CarbonFootprint *CarbonFootprint `json:"carbonFootprint,omitempty" doc:"Present with option withCarbonFootprint."`
 	Quality         float64          `json:"quality" doc:"Percentage (0-100) of the step's duration covered by real data (not estimated, reliability 0)."`
-	ErrorFlags      []string         `json:"errorFlags" doc:"NEGATIVE_CONSUMPTION, MISSING_DATA, METER_CHANGE, UNRELIABLE_LOAD_CURVE."`
+	ErrorFlags      []string         `json:"errorFlags" doc:"NEGATIVE_CONSUMPTION, MISSING_DATA, METER_CHANGE, UNRELIABLE_LOAD_CURVE; gas: MISSING_CONVERSION_FACTOR."`
 	IndexNatures    []string         `json:"indexNatures" doc:"Natures of the readings used."`
 	Status          string           `json:"status" enum:"COMPLETE,PARTIAL,NO_DATA"`
 	Nature          string           `json:"nature" enum:"REAL,ESTIMATED"`
@@ -98,10 +105,16 @@ type Consumption struct {
 	Ratios          *Ratios          `json:"ratios,omitempty" doc:"Present with option withRatioByTariffHeading."`
 }
 
-// EnergyMeter is the energy of an item in Wh.
+// EnergyMeter is the energy of an item in Wh (electricity) or kWh (gas).
 type EnergyMeter struct {
-	Total           *float64           `json:"total" doc:"Wh; null when the step has no usable data."`
+	Total           *float64           `json:"total" doc:"Wh (electricity) or kWh (gas); null when the step has no usable data."`
 	ByTariffHeading map[string]float64 `json:"byTariffHeading"`
+}
+
+// Volume is the gas volume of an item: the index differences behind its energy.
+type Volume struct {
+	Total *float64 `json:"total" doc:"Index units (for example m3); null when the step has no usable data."`
+	Unit  string   `json:"unit" example:"m3" doc:"The index unit of the site's latest gas reading in the answer; intervals read in another unit are not counted in total."`
 }
 
 // Cost is the cost of an item in EUR: energy by heading plus the standing charge.

@@ -3,7 +3,6 @@ package consumption
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -18,13 +17,66 @@ const (
 )
 
 // gasCandidateReadingsSQL is candidateReadingsSQL on the gas indexes (no dials), with each
-// record's kWh per index unit: 1 when the index is in kWh, else its conversion factor to kWh,
-// NaN when it has neither (such a reading closes an interval of unknown energy).
+// record's index unit and kWh per index unit: 1 when the index is in kWh, else its conversion
+// factor to kWh, NaN when it has neither (such a reading closes an interval of unknown energy).
 const gasCandidateReadingsSQL = `
 SELECT pod_id, '' AS dial, ts, index_before_change, nature, generation_ts, value,
-       if(unit = 'kWh', 1., if(has(conversion_units, 'kWh'), conversion_factors[indexOf(conversion_units, 'kWh')], nan)) AS factor
+       if(unit = 'kWh', 1., if(has(conversion_units, 'kWh'), conversion_factors[indexOf(conversion_units, 'kWh')], nan)) AS factor,
+       unit
 FROM gas_indexes
 WHERE tenant_id = ? AND site_id = ? AND has(?, nature) AND ts >= ? AND ts <= ?`
+
+// fluid is what differs between the fluids the one engine answers: where the readings are,
+// which tariff prices them, and how the answer states energy.
+type fluid struct {
+	name        string
+	readingsSQL string  // candidate readings in [?, ?]: candidateReadingsSQL or gasCandidateReadingsSQL
+	loadCurve   bool    // the fluid has load curves
+	volume      bool    // items carry the volume in the index unit
+	energyUnit  string  // units.energyMeter
+	perWh       float64 // output energy unit per Wh
+}
+
+// fluids describes each fluid. Electricity indexes are Wh; gas indexes are volumes (or kWh)
+// whose energy is the later reading's kWh factor × the index difference, stated in kWh.
+var fluids = map[string]*fluid{
+	FluidElec: {name: FluidElec, readingsSQL: candidateReadingsSQL, loadCurve: true, energyUnit: UnitEnergy, perWh: 1},
+	FluidGas:  {name: FluidGas, readingsSQL: gasCandidateReadingsSQL, volume: true, energyUnit: UnitEnergyKWh, perWh: 0.001},
+}
+
+// fluidOf returns the fluid of a request ("" is electricity).
+func fluidOf(name string) (*fluid, error) {
+	if name == "" {
+		name = FluidElec
+	}
+	f, ok := fluids[name]
+	if !ok {
+		return nil, fmt.Errorf("consumption: unknown fluid %q", name)
+	}
+	return f, nil
+}
+
+// volumeUnit is the index unit of the latest reading (the meter in place now), empty without
+// readings.
+func volumeUnit(rs []reading) string {
+	var unit string
+	var last time.Time
+	for _, r := range rs {
+		if unit == "" || !r.ts.Before(last) {
+			unit, last = r.unit, r.ts
+		}
+	}
+	return unit
+}
+
+// keepVolumeIn leaves the volume of intervals read in another unit out (their energy stays).
+func (s *indexSeries) keepVolumeIn(unit string) {
+	for i := range s.intervals {
+		if s.intervals[i].unit != unit {
+			s.intervals[i].volume = 0
+		}
+	}
+}
 
 // ReadingInterval is the energy of a site's fluid between two consecutive resolved readings,
 // every point of delivery and dial read at those two instants summed.
@@ -41,15 +93,11 @@ type ReadingInterval struct {
 // factor. Electricity energy is Wh ÷ 1,000; gas energy is the index difference × the later
 // reading's factor.
 func ReadingIntervals(ctx context.Context, db *schema.DB, site registry.Site, fluid string, from, to time.Time) ([]ReadingInterval, error) {
-	sql, perUnit := candidateReadingsSQL, 0.001
-	switch fluid {
-	case FluidElec:
-	case FluidGas:
-		sql, perUnit = gasCandidateReadingsSQL, 1
-	default:
-		return nil, fmt.Errorf("reading intervals: unknown fluid %q", fluid)
+	fl, err := fluidOf(fluid)
+	if err != nil {
+		return nil, err
 	}
-	recs, err := queryRecords(ctx, db, sql, site.TenantID, site.SiteID, allowedNatures(nil), from.UTC(), to.UTC())
+	recs, err := queryRecords(ctx, db, fl.readingsSQL, site.TenantID, site.SiteID, allowedNatures(nil), from.UTC(), to.UTC())
 	if err != nil {
 		return nil, err
 	}
@@ -61,12 +109,14 @@ func ReadingIntervals(ctx context.Context, db *schema.DB, site registry.Site, fl
 	unknown := map[span]bool{}
 	for _, iv := range series.intervals {
 		k := span{iv.start.Unix(), iv.end.Unix()}
-		kwh := iv.wh * iv.factor * perUnit
-		if iv.negative || math.IsNaN(kwh) {
+		if iv.negative {
 			unknown[k] = true
 			continue
 		}
-		sums[k] += kwh
+		sums[k] += iv.wh / 1000
+	}
+	for _, u := range series.unconverted {
+		unknown[span{u.a.Unix(), u.b.Unix()}] = true
 	}
 	out := make([]ReadingInterval, 0, len(sums))
 	for k, kwh := range sums {

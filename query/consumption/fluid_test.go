@@ -14,6 +14,8 @@ type gasRow struct {
 	unit   string  // default m3
 	factor float64 // kWh per unit; 0: none given
 	before bool
+	nature string    // default MKT_CYCLIC_DISTRIBUTOR
+	gen    time.Time // default ts + 1 day
 }
 
 func (f *consumptionFixture) gasIndexes(rows ...gasRow) {
@@ -34,7 +36,13 @@ func (f *consumptionFixture) gasIndexes(rows ...gasRow) {
 		if r.before {
 			ibc = 1
 		}
-		if err := b.Append(fxTenant, fxSite, "GAS-POD", r.ts.UTC(), ibc, "MKT_CYCLIC_DISTRIBUTOR", r.ts.Add(24*time.Hour).UTC(), r.value, r.unit, units, factors, "test"); err != nil {
+		if r.nature == "" {
+			r.nature = "MKT_CYCLIC_DISTRIBUTOR"
+		}
+		if r.gen.IsZero() {
+			r.gen = r.ts.Add(24 * time.Hour)
+		}
+		if err := b.Append(fxTenant, fxSite, "GAS-POD", r.ts.UTC(), ibc, r.nature, r.gen.UTC(), r.value, r.unit, units, factors, "test"); err != nil {
 			f.t.Fatal(err)
 		}
 	}

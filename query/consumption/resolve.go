@@ -51,7 +51,8 @@ type reading struct {
 	beforeChange bool // the old meter's last index at a meter change
 	priority     int  // family index in natureFamilies
 	value        int64
-	factor       float64 // gas: kWh per index unit (NaN when the reading has none); electricity: 1
+	factor       float64 // Wh per index unit: electricity 1; gas 1,000 × its kWh factor (NaN when it has none)
+	unit         string  // gas: the index unit; electricity: empty
 }
 
 func (r reading) estimated() bool { return r.priority == estimationPriority }
@@ -79,6 +80,7 @@ type record struct {
 	rank         uint64 // generationTs × 2, + 1 for an _INVALID record: the latest wins, an invalidation wins a tie
 	value        int64
 	factor       float64 // as reading.factor
+	unit         string  // as reading.unit
 }
 
 // familyOf gives the family index of each nature and of its _INVALID twin.
@@ -143,7 +145,7 @@ func resolveRecords(recs []record) []reading {
 				for d := f; d < g; d++ {
 					r := &recs[d]
 					if r.rank == top && (d == f || r.dial != recs[d-1].dial) {
-						out = append(out, reading{pod: r.pod, dial: r.dial, ts: r.ts, beforeChange: r.beforeChange, priority: r.family, value: r.value, factor: r.factor})
+						out = append(out, reading{pod: r.pod, dial: r.dial, ts: r.ts, beforeChange: r.beforeChange, priority: r.family, value: r.value, factor: r.factor, unit: r.unit})
 					}
 				}
 				break
@@ -164,16 +166,17 @@ const (
 	readingLookaround = 400 * 24 * time.Hour
 )
 
-// resolveReadings returns the winning readings of the site's dials of the allowed natures in
+// resolveReadings returns the winning readings of the site's dials (of the fluid whose candidate
+// readings sql selects: candidateReadingsSQL or gasCandidateReadingsSQL) of the allowed natures in
 // [from, to] and, for each series (pod, dial), the nearest one before from and after to when
 // bracket is set; sorted by pod, dial, ts, the old meter's index first at a meter change.
 //
 // One query reads [from − 35 days, to + 35 days]; a second one runs only when a series (or the
 // whole site) has no reading in one of the margins, and fetches the nearest reading within
 // 400 days on that side (never after now: readings are not dated in the future).
-func resolveReadings(ctx context.Context, db *schema.DB, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
+func resolveReadings(ctx context.Context, db *schema.DB, sql, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
 	from, to = from.UTC(), to.UTC()
-	recs, err := queryRecords(ctx, db, candidateReadingsSQL, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
+	recs, err := queryRecords(ctx, db, sql, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +194,11 @@ func resolveReadings(ctx context.Context, db *schema.DB, tenantID, siteID string
 	var args []any
 	beforeEnd := from.Add(-readingWindow - time.Second)
 	if before { // the last reading of each series in [from − 400 days, from − 35 days)
-		parts = append(parts, candidateReadingsSQL)
+		parts = append(parts, sql)
 		args = append(args, tenantID, siteID, natures, from.Add(-readingLookaround), beforeEnd)
 	}
 	if after { // the first reading of each series in (to + 35 days, to + 400 days]
-		parts = append(parts, candidateReadingsSQL)
+		parts = append(parts, sql)
 		args = append(args, tenantID, siteID, natures, to.Add(readingWindow+time.Second), to.Add(readingLookaround))
 	}
 	recs, err = queryRecords(ctx, db, strings.Join(parts, "\nUNION ALL\n"), args...)
@@ -252,8 +255,8 @@ func queryRecords(ctx context.Context, db *schema.DB, sql string, args ...any) (
 		return nil, fmt.Errorf("resolve index readings: %w", err)
 	}
 	defer rows.Close()
-	// Gas readings carry an eighth column, their kWh conversion factor.
-	withFactor := len(rows.Columns()) > 7
+	// Gas readings carry two more columns: their kWh conversion factor and their index unit.
+	gas := len(rows.Columns()) > 7
 	var out []record
 	for rows.Next() {
 		var (
@@ -264,11 +267,14 @@ func queryRecords(ctx context.Context, db *schema.DB, sql string, args ...any) (
 		)
 		dest := []any{&r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value}
 		r.factor = 1
-		if withFactor {
-			dest = append(dest, &r.factor)
+		if gas {
+			dest = append(dest, &r.factor, &r.unit)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("resolve index readings: %w", err)
+		}
+		if gas {
+			r.factor *= 1000 // kWh → Wh per index unit
 		}
 		r.beforeChange, r.family = ibc == 1, familyOf[nature]
 		r.rank = uint64(generation.Unix()) * 2
