@@ -158,6 +158,12 @@ if bin/energyctl help 2>&1 | grep -qE '^ +demo +'; then
   fi
 fi
 
+# The demo target (energyctl demo creates it on the first demo site, with a contact).
+target=""
+if [ "$site" = demo-site-1 ]; then
+  target=$(curl -s -H "Authorization: Bearer $token" "$api/v2/sites/$site/targets" | grep -o '"targetId": *"[^"]*"' | head -n 1 | sed -E 's/.*"([^"]*)"$/\1/' || true)
+fi
+
 # 6. What to paste.
 chport=$(sed -E 's#.*:([0-9]+)/.*#\1#' "$var/clickhouse/endpoint" 2>/dev/null || echo "?")
 cat <<EOF
@@ -178,6 +184,14 @@ curl -s $api/metrics | grep '^energy_http_requests_total'
 API documentation: $api/docs
 ClickHouse directly: clickhouse-client --host 127.0.0.1 --port $chport --database energy
 EOF
+if [ -n "$target" ]; then
+  cat <<EOF
+
+Demo target of $site (THRESHOLD_OVERRUN, EMAIL and SMS to the site's contact), then its notifications
+(FAILED saying why until energyd has ENERGY_SMTP_URL and ENERGY_SMS_GATEWAY_URL):
+curl -s -H 'Authorization: Bearer $token' $api/v2/sites/$site/targets/$target; echo; curl -s -H 'Authorization: Bearer $token' $api/v2/sites/$site/targets/$target/notifications
+EOF
+fi
 if [ -n "$advice_listen" ]; then
   cat <<EOF
 

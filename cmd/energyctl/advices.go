@@ -110,7 +110,7 @@ func (c *apiClient) runAdviceJob(ctx context.Context, body []byte, prog *progres
 	}
 	req.Header.Set("Content-Type", "application/json")
 	var job adviceJobView
-	if err := c.decode(ctx, req, &job); err != nil {
+	if err := c.decode(ctx, req, "advices", &job); err != nil {
 		return job, err
 	}
 	prog.println(fmt.Sprintf("advice job %s %s", job.JobID, job.Status))
@@ -129,7 +129,7 @@ func (c *apiClient) runAdviceJob(ctx context.Context, body []byte, prog *progres
 			return job, err
 		}
 		var next adviceJobView
-		if err := c.decode(ctx, req, &next); err != nil {
+		if err := c.decode(ctx, req, "advices", &next); err != nil {
 			if !retryable(err) {
 				prog.done()
 				return job, err
@@ -159,9 +159,9 @@ func (c *apiClient) runAdviceJob(ctx context.Context, body []byte, prog *progres
 	return job, nil
 }
 
-// decode sends a request and reads its JSON answer into v.
-func (c *apiClient) decode(ctx context.Context, req *http.Request, v any) error {
-	resp, err := c.send(ctx, req, "advices")
+// decode sends a request and reads its JSON answer into v; scope is what the operation needs.
+func (c *apiClient) decode(ctx context.Context, req *http.Request, scope string, v any) error {
+	resp, err := c.send(ctx, req, scope)
 	if err != nil {
 		return err
 	}

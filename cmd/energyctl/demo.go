@@ -108,7 +108,7 @@ func runDemo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return loadDemo(ctx, c, db, o, sites, archives, os.Stdout, newProgress(os.Stderr))
+	return loadDemo(ctx, c, db, o, series, archives, os.Stdout, newProgress(os.Stderr))
 }
 
 // writeDemoArchives writes the archives into dir and lists them with the sites they need.
@@ -167,13 +167,23 @@ func connectDemo(ctx context.Context, af apiFlags, store *storeFlags, o demoOpti
 	return db, token, nil
 }
 
-// loadDemo creates the reference data through the API, loads the weather through the store
-// (when db is set) and submits the archives, waiting for their jobs.
-func loadDemo(ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, sites []demoSite, archives []demoArchive, out io.Writer, prog *progress) error {
+// loadDemo creates the reference data and the demo target through the API, loads the weather
+// through the store (when db is set) and submits the archives of series, waiting for their jobs.
+func loadDemo(ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, series []demoSeries, archives []demoArchive, out io.Writer, prog *progress) error {
+	sites := make([]demoSite, len(series))
+	for i, s := range series {
+		sites[i] = s.Site
+	}
 	if err := putDemoReferences(ctx, c, o, sites); err != nil {
 		return err
 	}
 	prog.println(fmt.Sprintf("created tariff %s, weather station %s and %d sites in tenant %s", o.tariff, o.station, len(sites), o.tenant))
+	targetID, err := putDemoTarget(ctx, c, o, series[0])
+	if err != nil {
+		return err
+	}
+	prog.println(fmt.Sprintf("target %s of %s: at most %g kWh in %d, EMAIL and SMS to %s, %s on overrun",
+		targetID, sites[0].SiteID, demoTargetKWh(series[0], o.year), o.year, demoContact["email"], demoContact["phone"]))
 
 	if db != nil && !o.noWeather {
 		loc, err := time.LoadLocation(demoTimezone)
@@ -208,6 +218,7 @@ func loadDemo(ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, s
 			break
 		}
 	}
+	prog.println(fmt.Sprintf("  curl -H \"Authorization: Bearer $TOKEN\" '%s/v2/sites/%s/targets/%s/notifications'", c.base, s.SiteID, targetID))
 	return nil
 }
 
@@ -261,9 +272,12 @@ func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites [
 	if err := c.putJSON(ctx, "/v1/weather-stations/"+url.PathEscape(o.station), station); err != nil {
 		return fmt.Errorf("create weather station %s: %w", o.station, err)
 	}
-	for _, s := range sites {
+	for i, s := range sites {
 		body := map[string]any{"siteCustomerId": s.SiteCustomerID, "personCustomerId": s.PersonCustomerID,
 			"timezone": demoTimezone, "weatherStationId": o.station, "tariffId": o.tariff, "heatingFluid": s.HeatingFluid}
+		if i == 0 { // the site of the demo target
+			body["contact"] = demoContact
+		}
 		if s.GasPod != "" {
 			body["gasTariffId"] = demoGasTariffID(o)
 		}

@@ -16,6 +16,9 @@ import (
 
 	"energy/apidocs"
 	"energy/ingest"
+	"energy/query/consumption"
+	"energy/query/targets"
+	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -32,7 +35,10 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 	db := chtest.DB(t)
 	reg := registry.New(db)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := ingest.New(ingest.Config{DB: db, Registry: reg, SpoolDir: t.TempDir(), PollInterval: 50 * time.Millisecond, Log: quiet})
+	// The target checker hears every job, as in energyd (no sender runs: notifications stay PENDING).
+	checker := targets.NewChecker(targets.NewStore(db), targets.NewOutbox(db), reg, consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient), nil, quiet)
+	svc, err := ingest.New(ingest.Config{DB: db, Registry: reg, SpoolDir: t.TempDir(), PollInterval: 50 * time.Millisecond, Log: quiet,
+		AfterStore: checker.SiteDataStored})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +46,8 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Stop(context.Background()) })
-	handler, _ := apidocs.NewMain(apidocs.Config{Registry: reg, Jobs: svc, Logger: quiet, Ready: func(context.Context) error { return nil }})
+	handler, _ := apidocs.NewMain(apidocs.Config{Registry: reg, Jobs: svc, Logger: quiet, Ready: func(context.Context) error { return nil },
+		Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 
@@ -62,7 +69,7 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 	}
 	c := testClient(t, srv.URL, token)
 	var out, progressOut bytes.Buffer
-	if err := loadDemo(ctx, c, db, o, sites, archives, &out, plainProgress(&progressOut)); err != nil {
+	if err := loadDemo(ctx, c, db, o, series, archives, &out, plainProgress(&progressOut)); err != nil {
 		t.Fatalf("demo: %v\n%s\n%s", err, out.String(), progressOut.String())
 	}
 	if n := strings.Count(out.String(), ": DONE in "); n != len(archives) {
@@ -162,6 +169,56 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 	// generating balance point exactly and the base and slope within 0.1 %, with R² above 0.9999,
 	// over the demo year's 365 days.
 	checkDemoBudget(t, srv.URL, token, year)
+	checkDemoTarget(t, ctx, c, db, o, series[0])
+}
+
+// checkDemoTarget: demo-site-1 has the demo target, 80 % of its generated energy of the year,
+// and the readings overran it: one THRESHOLD_OVERRUN notification per channel, to the demo
+// contact. Creating it again finds the same target.
+func checkDemoTarget(t *testing.T, ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, s demoSeries) {
+	t.Helper()
+	var wh int64
+	for _, d := range s.Days {
+		hc, hp := d.energyWh()
+		wh += hc + hp
+	}
+	want := math.Floor(float64(wh)*0.8/1000/100) * 100
+	ts, err := targets.NewStore(db).List(ctx, o.tenant, s.Site.SiteID)
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("targets of %s: %+v %v, want the demo target alone", s.Site.SiteID, ts, err)
+	}
+	tg := ts[0]
+	paris, err := time.LoadLocation(demoTimezone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Name != demoTargetName || tg.TargetValue != want || tg.Unit != "KWH" || tg.NotificationType != targets.NotifyThreshold ||
+		strings.Join(tg.NotificationChannels, ",") != "EMAIL,SMS" || !tg.Begin.Equal(time.Date(o.year, 1, 1, 0, 0, 0, 0, paris)) ||
+		!tg.End.Equal(time.Date(o.year+1, 1, 1, 0, 0, 0, 0, paris)) {
+		t.Errorf("demo target %+v: want %q, %v KWH, THRESHOLD_OVERRUN by EMAIL,SMS over %d in Paris", tg, demoTargetName, want, o.year)
+	}
+	ns, err := targets.NewOutbox(db).List(ctx, o.tenant, s.Site.SiteID, tg.TargetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	channels := map[string]int{}
+	for _, n := range ns {
+		if n.Event != targets.NotifyThreshold {
+			t.Errorf("notification %+v: want THRESHOLD_OVERRUN", n)
+		}
+		channels[n.Channel]++
+	}
+	if len(ns) != 2 || channels["EMAIL"] != 1 || channels["SMS"] != 1 {
+		t.Errorf("demo target notifications %v, want one THRESHOLD_OVERRUN per channel", channels)
+	}
+	contact, err := registry.New(db).Contact(ctx, o.tenant, s.Site.SiteID)
+	if err != nil || contact.Email != demoContact["email"] || contact.Phone != demoContact["phone"] {
+		t.Errorf("contact of %s: %+v %v", s.Site.SiteID, contact, err)
+	}
+	again, err := putDemoTarget(ctx, c, o, s)
+	if err != nil || again != tg.TargetID {
+		t.Errorf("demo target created again: %q %v, want the existing %s", again, err, tg.TargetID)
+	}
 }
 
 func checkDemoBudget(t *testing.T, api, token string, year int) {
