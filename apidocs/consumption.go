@@ -274,7 +274,6 @@ func registerConsumption(api huma.API, reg *registry.Store, cons ConsumptionServ
 		cons = consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
 	h := &consumptionHandler{cons: cons, sites: cache.NewSites(reg)} // every computed answer reads its site
-	// The body is cached JSON bytes: each operation declares its shape since Huma cannot see it.
 	h.schema = api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[consumption.ConsumptionResult](), true, "ConsumptionResult")
 	registerElecConsumption(api, h)
 	registerGasConsumption(api, h)
@@ -282,15 +281,23 @@ func registerConsumption(api huma.API, reg *registry.Store, cons ConsumptionServ
 
 // registerElecConsumption registers GET /v2/sites/{site-id}/fluids/elec/consumptions.
 func registerElecConsumption(api huma.API, h *consumptionHandler) {
-	huma.Register(api, huma.Operation{
-		OperationID: "get-site-elec-consumptions", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/consumptions",
-		Tags: []string{"Consumption"}, Summary: "Electricity consumption of a site", Description: consumptionDescription,
+	huma.Register(api, h.operation("get-site-elec-consumptions", "/v2/sites/{site-id}/fluids/elec/consumptions",
+		"Electricity consumption of a site", consumptionDescription,
+		"The consumption of each step (and of the whole period with withGlobalConsumption)"), h.get)
+}
+
+// operation describes a consumption operation (scope read). The body is cached JSON bytes:
+// the operation declares its shape since Huma cannot see it.
+func (h *consumptionHandler) operation(id, path, summary, description, answers string) huma.Operation {
+	return huma.Operation{
+		OperationID: id, Method: http.MethodGet, Path: path,
+		Tags: []string{"Consumption"}, Summary: summary, Description: description,
 		Security: requireScopes(registry.ScopeRead),
 		Responses: map[string]*huma.Response{"200": {
-			Description: "The consumption of each step (and of the whole period with withGlobalConsumption)",
+			Description: answers,
 			Content:     map[string]*huma.MediaType{"application/json": {Schema: h.schema}},
 		}},
-	}, h.get)
+	}
 }
 
 // get answers the electricity consumption.

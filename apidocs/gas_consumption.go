@@ -2,12 +2,10 @@ package apidocs
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"energy/query/consumption"
-	"energy/schema/registry"
 )
 
 // GasConsumptionParams is the query of GET /v2/sites/{site-id}/fluids/gas/consumptions: the
@@ -50,15 +48,9 @@ const gasConsumptionDescription = `Gas consumption of the site over [startTs, en
 
 // registerGasConsumption registers GET /v2/sites/{site-id}/fluids/gas/consumptions.
 func registerGasConsumption(api huma.API, h *consumptionHandler) {
-	huma.Register(api, huma.Operation{
-		OperationID: "get-site-gas-consumptions", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/gas/consumptions",
-		Tags: []string{"Consumption"}, Summary: "Gas consumption of a site", Description: gasConsumptionDescription,
-		Security: requireScopes(registry.ScopeRead),
-		Responses: map[string]*huma.Response{"200": {
-			Description: "The gas consumption of each step in kWh, with its volume (and of the whole period with withGlobalConsumption)",
-			Content:     map[string]*huma.MediaType{"application/json": {Schema: h.schema}},
-		}},
-	}, h.getGas)
+	huma.Register(api, h.operation("get-site-gas-consumptions", "/v2/sites/{site-id}/fluids/gas/consumptions",
+		"Gas consumption of a site", gasConsumptionDescription,
+		"The gas consumption of each step in kWh, with its volume (and of the whole period with withGlobalConsumption)"), h.getGas)
 }
 
 // getGas answers the gas consumption: the electricity query's parsing and rules, on the gas fluid.

@@ -177,6 +177,7 @@ Try (each line works when pasted):
 curl -s -H 'Authorization: Bearer $token' $api/v2/sites/demo-home
 curl -s -H 'Authorization: Bearer $token' $api/v2/tariffs/HPHC-9KVA
 curl -s -H 'Authorization: Bearer $token' '$api/v2/sites/$site/fluids/elec/consumptions?startTs=$((year - 1))-01-01T00:00:00&endTs=$year-01-01T00:00:00&stepUnit=MONTHS'
+curl -s -H 'Authorization: Bearer $token' '$api/v2/sites/$gas_site/fluids/gas/consumptions?startTs=$((year - 1))-01-01T00:00:00&endTs=$year-01-01T00:00:00&stepUnit=MONTHS&options=withCarbonFootprint'
 curl -s -H 'Authorization: Bearer $token' '$api/v1/sites/$site/yearly-elec-energies-comparisons?years=$((year - 1))'
 curl -s -H 'Authorization: Bearer $token' $api/v1/sites/$gas_site/budget/matrix
 curl -s $api/openapi.yaml | head -n 40
