@@ -54,6 +54,13 @@ type Job struct {
 	Files       []FileReport // set in DONE; not loaded by listings
 }
 
+// newJob is the SUBMITTED job of a spooled archive: made when the archive is accepted, and
+// again at start for an archive whose job row was never written.
+func newJob(m spoolMeta) Job {
+	j := Job{ID: m.ID, TenantID: m.TenantID, Archive: m.Archive, SubmittedTS: stamp(m.SubmittedTS)}
+	return j.to(StateSubmitted, j.SubmittedTS)
+}
+
 // to returns the job moved to state at ts, with the transition appended to its history.
 func (j Job) to(state string, ts time.Time) Job {
 	j.State, j.StateTS = state, ts

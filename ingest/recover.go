@@ -65,9 +65,3 @@ func (s *Service) recover(ctx context.Context) error {
 	}
 	return nil
 }
-
-// newJob is the SUBMITTED job of a spooled archive.
-func newJob(m spoolMeta) Job {
-	j := Job{ID: m.ID, TenantID: m.TenantID, Archive: m.Archive, SubmittedTS: stamp(m.SubmittedTS)}
-	return j.to(StateSubmitted, j.SubmittedTS)
-}

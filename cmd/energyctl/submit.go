@@ -9,13 +9,11 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -31,25 +29,8 @@ func init() {
 	}
 }
 
-const (
-	defaultAPIURL  = "http://127.0.0.1:8080"
-	collectJobPath = "/v2/indexes-collect-jobs"
-)
-
-// apiFlags are the flags of commands that talk to a running service.
-type apiFlags struct {
-	api   string
-	token string
-}
-
-func (a *apiFlags) register(fs *flag.FlagSet) {
-	api := os.Getenv("ENERGY_API_URL")
-	if api == "" {
-		api = defaultAPIURL
-	}
-	fs.StringVar(&a.api, "api", api, "base URL of the energyd main API (env ENERGY_API_URL)")
-	fs.StringVar(&a.token, "token", os.Getenv("ENERGY_TOKEN"), "bearer token (env ENERGY_TOKEN)")
-}
+// collectJobPath is the archive submission and job resource of the main API.
+const collectJobPath = "/v2/indexes-collect-jobs"
 
 func runSubmit(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("submit", flag.ContinueOnError)
@@ -167,119 +148,6 @@ func jobIDOf(href string) string {
 	return href[strings.LastIndex(href, "/")+1:]
 }
 
-// apiClient calls the main API with a bearer token.
-type apiClient struct {
-	base  *url.URL // without a trailing slash
-	token string
-	hc    *http.Client
-	// poll is the first pause between two job polls; it grows to pollMax.
-	poll, pollMax time.Duration
-	// retryFor bounds how long polling goes on through an unreachable service or 5xx answers
-	// (energyd restarting recovers the jobs).
-	retryFor time.Duration
-}
-
-func newAPIClient(api, token string) (*apiClient, error) {
-	u, err := url.Parse(strings.TrimRight(api, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--api %q is not an http(s) URL such as %s", api, defaultAPIURL)
-	}
-	return &apiClient{base: u, token: token, hc: &http.Client{Timeout: 2 * time.Minute},
-		poll: 100 * time.Millisecond, pollMax: time.Second, retryFor: 2 * time.Minute}, nil
-}
-
-func (c *apiClient) url(path string) string { return c.base.String() + path }
-
-// apiError is an error answer of the service, with advice on what to do about it.
-type apiError struct {
-	Status      int
-	Code        string
-	Description string
-	Advice      string
-}
-
-func (e *apiError) Error() string {
-	msg := fmt.Sprintf("HTTP %d", e.Status)
-	if e.Code != "" {
-		msg += " " + e.Code
-	}
-	if e.Description != "" {
-		msg += ": " + e.Description
-	}
-	if e.Advice != "" {
-		msg += " — " + e.Advice
-	}
-	return msg
-}
-
-// unreachableError is a request that got no HTTP answer.
-type unreachableError struct {
-	URL string
-	Err error
-}
-
-func (e *unreachableError) Error() string {
-	if errors.Is(e.Err, syscall.ECONNREFUSED) {
-		return fmt.Sprintf("cannot reach the service at %s: connection refused — is energyd running there? (set --api or ENERGY_API_URL)", e.URL)
-	}
-	var dns *net.DNSError
-	if errors.As(e.Err, &dns) {
-		return fmt.Sprintf("cannot reach the service at %s: unknown host %q (check --api or ENERGY_API_URL)", e.URL, dns.Name)
-	}
-	return fmt.Sprintf("cannot reach the service at %s: %v", e.URL, e.Err)
-}
-
-func (e *unreachableError) Unwrap() error { return e.Err }
-
-// send performs a request; scope names what the operation needs, for the advice on 401/403.
-func (c *apiClient) send(ctx context.Context, req *http.Request, scope string) (*http.Response, error) {
-	req = req.WithContext(ctx)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &unreachableError{URL: c.base.String(), Err: err}
-	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	e := &apiError{Status: resp.StatusCode}
-	var eb struct {
-		ErrorCode        string `json:"errorCode"`
-		ErrorDescription string `json:"errorDescription"`
-	}
-	if json.Unmarshal(body, &eb) == nil {
-		e.Code, e.Description = eb.ErrorCode, eb.ErrorDescription
-	}
-	switch resp.StatusCode {
-	case http.StatusUnauthorized:
-		if c.token == "" {
-			e.Advice = "no token given: pass --token or set ENERGY_TOKEN (create one with: energyctl token create --tenant TENANT --scopes " + scope + ")"
-		} else {
-			e.Advice = "check --token or ENERGY_TOKEN, or create a new token with: energyctl token create --tenant TENANT --scopes " + scope
-		}
-	case http.StatusForbidden:
-		e.Advice = "the token lacks the scope this needs: use a token with the " + scope + " scope (or admin)"
-	case http.StatusNotFound:
-		if e.Code == "" || e.Code == "NOT_FOUND" {
-			e.Advice = fmt.Sprintf("is %s the base URL of energyd's main API?", c.base)
-		}
-	case http.StatusServiceUnavailable:
-		e.Advice = "the service's storage is unavailable; try again shortly"
-	}
-	if e.Code == "" && e.Description == "" && len(body) > 0 && resp.StatusCode != http.StatusRequestEntityTooLarge {
-		e.Description = strings.TrimSpace(string(body[:min(len(body), 200)]))
-	}
-	return nil, e
-}
-
 // submit posts one archive as the multipart part "file" and returns its job link. The body
 // streams from the file with its exact length, so the service can refuse an oversized
 // archive from Content-Length alone.
@@ -337,51 +205,6 @@ func (c *apiClient) submit(ctx context.Context, src archiveSource) (string, erro
 	return out.Links.Self.Href, nil
 }
 
-// jobView is the job detail resource (apidocs/README.md, "Jobs").
-type jobView struct {
-	ID          string `json:"id"`
-	Archive     string `json:"archive"`
-	SubmittedTS string `json:"submittedTs"`
-	State       struct {
-		Current string `json:"current"`
-		TS      string `json:"ts"`
-	} `json:"state"`
-	Report struct {
-		Error    *jobError `json:"error"`
-		Overview struct {
-			Total int `json:"nbOperationsTotal"`
-			OK    int `json:"nbOperationsOK"`
-			KO    int `json:"nbOperationsKO"`
-		} `json:"overview"`
-		Files []jobFileReport `json:"files"`
-	} `json:"report"`
-}
-
-type jobError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-type jobFileReport struct {
-	Name             string    `json:"name"`
-	Total            int       `json:"nbOperationsTotal"`
-	OK               int       `json:"nbOperationsOK"`
-	KO               int       `json:"nbOperationsKO"`
-	Error            *jobError `json:"error"`
-	FailedOperations []struct {
-		Array  string `json:"array"`
-		Index  int    `json:"index"`
-		Errors []struct {
-			Code    string `json:"code"`
-			Field   string `json:"field"`
-			Message string `json:"message"`
-		} `json:"errors"`
-	} `json:"failedOperations"`
-	Truncated bool `json:"failedOperationsTruncated"`
-}
-
-func finalState(s string) bool { return s == "DONE" || s == "ERROR" || s == "TIMEOUT" }
-
 // job reads a job. The link the service returned is used when it points at the same host as
 // --api; otherwise (a public URL the client cannot reach) the job is read under --api.
 func (c *apiClient) job(ctx context.Context, j *submittedJob) (jobView, error) {
@@ -403,14 +226,6 @@ func (c *apiClient) job(ctx context.Context, j *submittedJob) (jobView, error) {
 		return jobView{}, fmt.Errorf("job %s: unreadable answer: %w", j.ID, err)
 	}
 	return v, nil
-}
-
-// retryable tells whether polling should go on after err: the service is unreachable or
-// answered 5xx (it may be restarting; it recovers its jobs).
-func retryable(err error) bool {
-	var ue *unreachableError
-	var ae *apiError
-	return errors.As(err, &ue) || (errors.As(err, &ae) && ae.Status >= 500)
 }
 
 // waitJobs polls every job until it is final, showing progress.
@@ -480,150 +295,4 @@ func allFinal(jobs []*submittedJob) bool {
 		}
 	}
 	return true
-}
-
-// progress shows the waiting on stderr: on a terminal one line redrawn in place with a
-// spinner; otherwise a plain line per state change and a reminder every 30 s.
-type progress struct {
-	w        io.Writer
-	tty      bool
-	start    time.Time
-	frame    int
-	drawn    bool
-	problem  string
-	lastNote time.Time
-}
-
-func newProgress(f *os.File) *progress {
-	p := &progress{w: f, start: time.Now(), lastNote: time.Now()}
-	if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb" {
-		p.tty = true
-	}
-	return p
-}
-
-var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
-func (p *progress) clear() {
-	if p.tty && p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.drawn = false
-	}
-}
-
-// println writes a message line, above the progress line on a terminal.
-func (p *progress) println(msg string) {
-	p.clear()
-	fmt.Fprintln(p.w, msg)
-}
-
-func (p *progress) warn(msg string) {
-	if msg != "" && msg != p.problem && !p.tty {
-		fmt.Fprintf(p.w, "retrying: %s\n", msg)
-	}
-	p.problem = msg
-}
-
-func (p *progress) stateChanged(j *submittedJob, state string) {
-	if !p.tty {
-		fmt.Fprintf(p.w, "%s: job %s %s after %s\n", j.Source.Name, j.ID, state, roundDuration(time.Since(j.Start)))
-	}
-}
-
-func (p *progress) update(jobs []*submittedJob) {
-	elapsed := roundDuration(time.Since(p.start))
-	if !p.tty {
-		if time.Since(p.lastNote) >= 30*time.Second {
-			p.lastNote = time.Now()
-			fmt.Fprintf(p.w, "waiting: %s after %s\n", summarize(jobs), elapsed)
-		}
-		return
-	}
-	p.frame = (p.frame + 1) % len(spinner)
-	line := fmt.Sprintf("%s %s · %s", spinner[p.frame], summarize(jobs), elapsed)
-	if p.problem != "" {
-		line += " · retrying: " + p.problem
-	}
-	fmt.Fprint(p.w, "\r\033[K"+line)
-	p.drawn = true
-}
-
-func (p *progress) done() { p.clear() }
-
-// summarize counts jobs by state: "job 1a2b… IN_PROGRESS" or "4 jobs: 2 DONE, 1 IN_PROGRESS, 1 SUBMITTED".
-func summarize(jobs []*submittedJob) string {
-	state := func(j *submittedJob) string {
-		if j.Job.State.Current == "" {
-			return "SUBMITTED"
-		}
-		return j.Job.State.Current
-	}
-	if len(jobs) == 1 {
-		return fmt.Sprintf("%s: job %s %s", jobs[0].Source.Name, shortID(jobs[0].ID), state(jobs[0]))
-	}
-	counts := map[string]int{}
-	for _, j := range jobs {
-		counts[state(j)]++
-	}
-	var parts []string
-	for _, s := range []string{"DONE", "ERROR", "TIMEOUT", "IN_PROGRESS", "SUBMITTED"} {
-		if counts[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
-		}
-	}
-	return fmt.Sprintf("%d jobs: %s", len(jobs), strings.Join(parts, ", "))
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8] + "…"
-	}
-	return id
-}
-
-func roundDuration(d time.Duration) time.Duration {
-	if d < 10*time.Second {
-		return d.Round(100 * time.Millisecond)
-	}
-	return d.Round(time.Second)
-}
-
-// maxShownFailures is how many failed operations of a file the report prints.
-const maxShownFailures = 5
-
-// printJobReport prints a final job: state, overview, each file's counts and error, and its
-// first failed operations.
-func printJobReport(w io.Writer, j *submittedJob) {
-	v := j.Job
-	fmt.Fprintf(w, "\n%s: %s in %s (job %s)\n", j.Source.Name, v.State.Current, roundDuration(j.Elapsed), j.ID)
-	if e := v.Report.Error; e != nil {
-		fmt.Fprintf(w, "  error %s: %s\n", e.Code, e.Message)
-	}
-	o := v.Report.Overview
-	fmt.Fprintf(w, "  %d operations: %d OK, %d KO\n", o.Total, o.OK, o.KO)
-	width := 0
-	for _, f := range v.Report.Files {
-		width = max(width, len(f.Name))
-	}
-	for _, f := range v.Report.Files {
-		fmt.Fprintf(w, "  %-*s  %d operations: %d OK, %d KO\n", width, f.Name, f.Total, f.OK, f.KO)
-		if f.Error != nil {
-			fmt.Fprintf(w, "    error %s: %s\n", f.Error.Code, f.Error.Message)
-		}
-		for i, op := range f.FailedOperations {
-			if i == maxShownFailures {
-				break
-			}
-			for _, e := range op.Errors {
-				field := ""
-				if e.Field != "" {
-					field = "." + e.Field
-				}
-				fmt.Fprintf(w, "    %s[%d]%s: %s: %s\n", op.Array, op.Index, field, e.Code, e.Message)
-			}
-		}
-		if more := f.KO - min(len(f.FailedOperations), maxShownFailures); more > 0 && f.Error == nil {
-			fmt.Fprintf(w, "    … and %d more failed operations (GET %s for the list)\n", more, j.Href)
-		}
-	}
 }
