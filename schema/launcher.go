@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -27,9 +24,7 @@ type LocalServer struct {
 
 	bin    string
 	prefix []string
-	cmd    *exec.Cmd
-	exited chan struct{}
-	output *lockedBuffer
+	childProcess
 }
 
 // endpointFile is where a running launcher records its DSN so that energyctl can find it.
@@ -133,33 +128,13 @@ func startOnPort(ctx context.Context, bin string, prefix []string, dir string, p
 		"--path="+filepath.Join(dir, "data")+"/", "--tcp_port="+strconv.Itoa(port))
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	// Own process group, and SIGTERM when we die, so a crashed parent never leaks a server.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
+	proc, err := startChild(cmd, "clickhouse server", 20*time.Second)
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	s := &LocalServer{Dir: dir, Port: port, bin: bin, prefix: prefix, cmd: cmd, exited: make(chan struct{}), output: out}
-	go func() { _ = cmd.Wait(); close(s.exited) }()
-
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case <-s.exited:
-			return nil, fmt.Errorf("clickhouse server exited during start: %s", strings.TrimSpace(lastLines(out.String(), 5)))
-		case <-ctx.Done():
-			_ = s.Stop()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if s.ping(ctx) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = s.Stop()
-			return nil, fmt.Errorf("clickhouse server did not answer within 60 s: %s", lastLines(out.String(), 5))
-		}
+	s := &LocalServer{Dir: dir, Port: port, bin: bin, prefix: prefix, childProcess: proc}
+	if err := proc.waitReady(ctx, 50*time.Millisecond, func() error { return s.ping(ctx) }); err != nil {
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, endpointFile), []byte(s.DSN("default")+"\n"), 0o644); err != nil {
 		_ = s.Stop()
@@ -193,30 +168,11 @@ func (s *LocalServer) DSN(database string) string {
 // Stop sends SIGTERM and waits for the server to exit (SIGKILL after 20 s).
 func (s *LocalServer) Stop() error {
 	_ = os.Remove(filepath.Join(s.Dir, endpointFile))
-	select {
-	case <-s.exited:
-		return nil
-	default:
-	}
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-s.exited:
-		return nil
-	case <-time.After(20 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-s.exited
-		return errors.New("clickhouse server ignored SIGTERM for 20 s and was killed")
-	}
+	return s.stop()
 }
 
 // Pid is the server's process id (its process group id too).
 func (s *LocalServer) Pid() int { return s.cmd.Process.Pid }
-
-// kill ends the server at once (SIGKILL to its process group) and waits for it.
-func (s *LocalServer) kill() {
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	<-s.exited
-}
 
 // Exited is closed when the server process has ended.
 func (s *LocalServer) Exited() <-chan struct{} { return s.exited }
@@ -260,33 +216,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// lockedBuffer collects the server's console output for error messages.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len() > 1<<20 {
-		b.buf.Reset()
-	}
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -22,9 +21,7 @@ type ZooKeeper struct {
 	Dir  string // holds zoo.cfg, log4j.properties and data/
 	Port int    // client port on 127.0.0.1
 
-	cmd    *exec.Cmd
-	exited chan struct{}
-	output *lockedBuffer
+	childProcess
 }
 
 // zooKeeperJars is where Debian's zookeeper package installs its classes and their libraries.
@@ -69,28 +66,13 @@ func StartZooKeeper(ctx context.Context, dir string, port int) (*ZooKeeper, erro
 		"-cp", dir+":"+jar+":"+filepath.Join(zooKeeperJars, "*"),
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(dir, "zoo.cfg"))
 	cmd.Dir = dir
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
+	proc, err := startChild(cmd, "zookeeper", 10*time.Second)
+	if err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
-	z := &ZooKeeper{Dir: dir, Port: port, cmd: cmd, exited: make(chan struct{}), output: out}
-	go func() { _ = cmd.Wait(); close(z.exited) }()
-	deadline := time.Now().Add(60 * time.Second)
-	for z.ruok() != nil {
-		select {
-		case <-z.exited:
-			return nil, fmt.Errorf("zookeeper exited during start: %s", lastLines(out.String(), 5))
-		case <-ctx.Done():
-			_ = z.Stop()
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = z.Stop()
-			return nil, fmt.Errorf("zookeeper did not answer within 60 s: %s", lastLines(out.String(), 5))
-		}
+	z := &ZooKeeper{Dir: dir, Port: port, childProcess: proc}
+	if err := proc.waitReady(ctx, 100*time.Millisecond, z.ruok); err != nil {
+		return nil, err
 	}
 	return z, nil
 }
@@ -117,19 +99,4 @@ func (z *ZooKeeper) ruok() error {
 }
 
 // Stop sends SIGTERM and waits for the JVM to exit (SIGKILL after 10 s).
-func (z *ZooKeeper) Stop() error {
-	select {
-	case <-z.exited:
-		return nil
-	default:
-	}
-	_ = syscall.Kill(-z.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-z.exited:
-		return nil
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-z.cmd.Process.Pid, syscall.SIGKILL)
-		<-z.exited
-		return errors.New("zookeeper ignored SIGTERM for 10 s and was killed")
-	}
-}
+func (z *ZooKeeper) Stop() error { return z.stop() }
