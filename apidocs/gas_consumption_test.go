@@ -119,6 +119,14 @@ func TestGasConsumptionRoundTrip(t *testing.T) {
 	}
 	check(get("MISS"), 0.20, jan1, jan2, jan3)
 	check(get("HIT"), 0.20, jan1, jan2, jan3)
+	// The site loses its gas tariff: recomputed, no cost member (its electricity tariff, if
+	// any, never prices gas).
+	h.putSite(h.admin, "S1", `{}`)
+	for i, c := range get("MISS") {
+		if c.Cost != nil {
+			t.Errorf("day %d without gas tariff: cost %+v", i+1, c.Cost)
+		}
+	}
 }
 
 // Bad gas requests: 400 naming the parameter, 404 for an unknown site, as for electricity.

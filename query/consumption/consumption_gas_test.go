@@ -182,3 +182,15 @@ func TestGasConsumptionDSTDayWithoutGasTariff(t *testing.T) {
 		t.Errorf("electricity answer %+v", elec.Consumptions[1])
 	}
 }
+
+// An index in kWh needs no conversion factor (1): its energy is the index difference, and the
+// volume is stated in kWh too.
+func TestGasConsumptionOfKWhIndexes(t *testing.T) {
+	f := newConsumptionFixture(t)
+	f.gasIndexes(gasRow{ts: pd("2024-02-01"), value: 5000, unit: "kWh"}, gasRow{ts: pd("2024-02-02"), value: 5150, unit: "kWh"})
+	res := f.compute(Request{Fluid: FluidGas, Start: pd("2024-02-01"), End: pd("2024-02-02")})
+	checkItems(t, res.Consumptions, []wantItem{{wh: ptr(150), byHeading: map[string]float64{"BASE": 150}, status: StatusComplete, quality: ptr(100)}})
+	if v := res.Consumptions[0].Volume; v == nil || v.Unit != "kWh" || v.Total == nil || *v.Total != 150 {
+		t.Errorf("volume %+v, want 150 kWh", v)
+	}
+}
