@@ -50,3 +50,23 @@ var (
 		Help: "Jobs put back in the queue after a transient failure (storage unavailable).",
 	})
 )
+
+// insertedTables are the tables an archive's rows go to (the "table" label of the insert metrics).
+var insertedTables = []string{"elec_indexes", "gas_indexes", "max_powers", "load_curve_points", "pods"}
+
+// Every known label value's series exists from the start at 0, so that a dashboard shows 0
+// rather than no data before the first job of each kind.
+func init() {
+	for _, state := range []string{StateDone, StateError, StateTimeout} {
+		jobsFinished.WithLabelValues(state)
+		processingDuration.WithLabelValues(state)
+		jobLatency.WithLabelValues(state)
+	}
+	for _, result := range []string{"ok", "ko"} {
+		operationsTotal.WithLabelValues(result)
+	}
+	for _, table := range insertedTables {
+		rowsInserted.WithLabelValues(table)
+		insertDuration.WithLabelValues(table)
+	}
+}

@@ -131,3 +131,12 @@ func (b instrumentedBatch) Close() error {
 const watchdogGrace = 2 * time.Second
 
 func (b instrumentedBatch) release() { time.AfterFunc(watchdogGrace, b.cancel) }
+
+// Every operation's series exists from the start at 0, so that a dashboard shows "0 errors"
+// rather than no data on a healthy service.
+func init() {
+	for _, op := range []string{"query", "exec", "insert"} {
+		queryDuration.WithLabelValues(op)
+		queryErrors.WithLabelValues(op)
+	}
+}

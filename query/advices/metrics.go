@@ -36,3 +36,11 @@ var (
 		Help: "Recommendation jobs put back in the queue after a storage failure.",
 	})
 )
+
+// Each final status's series exists from the start at 0, so that a dashboard shows 0 rather
+// than no data before the first job ends that way.
+func init() {
+	for _, status := range []string{StatusDone, StatusError} {
+		jobsFinished.WithLabelValues(status)
+	}
+}

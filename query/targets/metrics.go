@@ -23,3 +23,13 @@ var (
 		Help: "Target notifications waiting for delivery (PENDING).",
 	})
 )
+
+// Each channel's series exists from the start at 0, so that a dashboard shows 0 rather than
+// no data before the first notification.
+func init() {
+	for _, channel := range []string{ChannelEmail, ChannelSMS} {
+		notificationsSent.WithLabelValues(channel)
+		notificationsFailed.WithLabelValues(channel)
+		notificationRetries.WithLabelValues(channel)
+	}
+}
