@@ -21,7 +21,8 @@ port=${listen##*:}
 host=${listen%:*}
 case "$host" in "" | "0.0.0.0" | "[::]" | "::") host=127.0.0.1 ;; esac
 api="http://$host:$port"
-advice_listen=${ENERGY_ADVICE_LISTEN-:8081}
+# Unset, energyd puts the recommendation API on port 8081 of the main listener's host.
+advice_listen=${ENERGY_ADVICE_LISTEN-${listen%:*}:8081}
 advice_port=${advice_listen##*:}
 advice_host=${advice_listen%:*}
 case "$advice_host" in "" | "0.0.0.0" | "[::]" | "::") advice_host=127.0.0.1 ;; esac
@@ -165,7 +166,62 @@ if [ "$site" = demo-site-1 ]; then
 fi
 
 # 6. What to paste.
-chport=$(sed -E 's#.*:([0-9]+)/.*#\1#' "$var/clickhouse/endpoint" 2>/dev/null || echo "?")
+url_decode() { printf '%b' "$(sed -E 's/%([0-9A-Fa-f]{2})/\\x\1/g' <<<"$1")"; }
+
+# clickhouse_client_line is the clickhouse-client command that reaches energyd's store: the
+# DSN's first host, its database and credentials, or the embedded server's endpoint.
+clickhouse_client_line() {
+  local dsn=${ENERGY_CLICKHOUSE_DSN:-} env_credentials=1
+  if [ -z "$dsn" ]; then # the embedded server records its address; energyd's database is energy
+    dsn=$(cat "$var/clickhouse/endpoint")
+    dsn=${dsn%/*}/energy
+    env_credentials=0 # energyd applies ENERGY_CLICKHOUSE_USER/PASSWORD to a DSN only
+  fi
+  # clickhouse://[user[:password]@]host:port[,host:port...]/database[?settings]
+  local rest=${dsn#*://} user="" password="" hostport db="default" chhost chport
+  rest=${rest%%\?*}
+  hostport=${rest%%/*}
+  [ "$rest" = "$hostport" ] || db=${rest#*/}
+  [ -n "$db" ] || db=default
+  if [[ $hostport == *@* ]]; then
+    local userinfo=${hostport%@*}
+    hostport=${hostport##*@}
+    user=${userinfo%%:*}
+    [ "$userinfo" = "$user" ] || password=$(url_decode "${userinfo#*:}")
+    user=$(url_decode "$user")
+  fi
+  hostport=${hostport%%,*}
+  chport=9000
+  chhost=$hostport
+  if [[ $hostport =~ ^(.*):([0-9]+)$ ]]; then
+    chhost=${BASH_REMATCH[1]}
+    chport=${BASH_REMATCH[2]}
+  fi
+  chhost=${chhost#[}
+  chhost=${chhost%]}
+  local line="clickhouse-client --host $chhost --port $chport --database $db"
+  if [ "$env_credentials" = 0 ]; then
+    echo "$line"
+    return
+  fi
+  [ -z "${ENERGY_CLICKHOUSE_USER:-}${ENERGY_CLICKHOUSE_USER_FILE:-}" ] || user=""
+  if [ -n "${ENERGY_CLICKHOUSE_USER_FILE:-}" ]; then
+    line+=" --user \"\$(cat $(printf %q "$ENERGY_CLICKHOUSE_USER_FILE"))\""
+  elif [ -n "${ENERGY_CLICKHOUSE_USER:-}" ]; then
+    line+=" --user $(printf %q "$ENERGY_CLICKHOUSE_USER")"
+  elif [ -n "$user" ]; then
+    line+=" --user $(printf %q "$user")"
+  fi
+  # As energyd reads them: the _FILE variants, then the variables, then the DSN's own.
+  if [ -n "${ENERGY_CLICKHOUSE_PASSWORD_FILE:-}" ]; then
+    line+=" --password \"\$(cat $(printf %q "$ENERGY_CLICKHOUSE_PASSWORD_FILE"))\""
+  elif [ -n "${ENERGY_CLICKHOUSE_PASSWORD:-}" ]; then
+    line+=" --password $(printf %q "$ENERGY_CLICKHOUSE_PASSWORD")"
+  elif [ -n "$password" ]; then
+    line+=" --password $(printf %q "$password")"
+  fi
+  echo "$line"
+}
 cat <<EOF
 
 energyd is running (pid $pid, log var/energyd.log; stop it with: make stop)
@@ -183,7 +239,7 @@ curl -s -H 'Authorization: Bearer $token' $api/v1/sites/$gas_site/budget/matrix
 curl -s $api/openapi.yaml | head -n 40
 curl -s $api/metrics | grep '^energy_http_requests_total'
 API documentation: $api/docs
-ClickHouse directly: clickhouse-client --host 127.0.0.1 --port $chport --database energy
+ClickHouse directly: $(clickhouse_client_line)
 EOF
 if [ -n "$target" ]; then
   cat <<EOF
