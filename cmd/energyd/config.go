@@ -19,6 +19,7 @@ type config struct {
 	DataDir         string
 	ClickHouseDSN   string
 	ClickHouseClust string
+	ClickHousePort  int // of the embedded ClickHouse, on 127.0.0.1 (0: a free one)
 	PublicURL       string
 	PGPKeyFiles     []string
 	JobDeadline     time.Duration
@@ -54,6 +55,8 @@ func loadConfig(args []string) (config, error) {
 	str(&c.AdviceListen, "advice-listen", "ENERGY_ADVICE_LISTEN", ":8081", "address of the recommendation API; empty disables it; unset: port 8081 on the host of --listen")
 	str(&c.DataDir, "data-dir", "ENERGY_DATA_DIR", "./var", "directory of the embedded ClickHouse and the archive spool")
 	str(&c.ClickHouseDSN, "clickhouse-dsn", "ENERGY_CLICKHOUSE_DSN", "", "ClickHouse DSN (clickhouse://host:9000/db); empty launches an embedded server under the data dir")
+	var chPort string
+	str(&chPort, "clickhouse-port", "ENERGY_CLICKHOUSE_PORT", "0", "native protocol port of the embedded ClickHouse on 127.0.0.1; 0: a free port chosen at start")
 	str(&c.ClickHouseClust, "clickhouse-cluster", "ENERGY_CLICKHOUSE_CLUSTER", "", "ClickHouse cluster name: migrations use ON CLUSTER, Replicated and Distributed tables")
 	str(&c.PublicURL, "public-url", "ENERGY_PUBLIC_URL", "", "base of the links the API returns; default from the request")
 	var keys string
@@ -128,6 +131,12 @@ func loadConfig(args []string) (config, error) {
 	}
 	if _, err := fmt.Sscan(headroom, &c.MemoryHeadroomMB); err != nil || c.MemoryHeadroomMB < 16 {
 		return c, fmt.Errorf("--memory-headroom-mb: %q is not a number ≥ 16", headroom)
+	}
+	if _, err := fmt.Sscan(chPort, &c.ClickHousePort); err != nil || c.ClickHousePort < 0 || c.ClickHousePort > 65535 {
+		return c, fmt.Errorf("--clickhouse-port: %q is not a port number from 0 to 65535", chPort)
+	}
+	if c.ClickHousePort != 0 && c.ClickHouseDSN != "" {
+		return c, fmt.Errorf("--clickhouse-port %d: only for the embedded ClickHouse, and --clickhouse-dsn is set (the DSN carries the port)", c.ClickHousePort)
 	}
 	if _, err := fmt.Sscan(carbon, &c.CarbonCoefficient); err != nil || c.CarbonCoefficient < 0 || c.CarbonCoefficient > 10 {
 		return c, fmt.Errorf("--carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", carbon)

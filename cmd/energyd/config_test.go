@@ -93,3 +93,26 @@ func TestAdviceListenerFollowsTheMainHost(t *testing.T) {
 		t.Errorf("ENERGY_ADVICE_LISTEN set: %q", cfg.AdviceListen)
 	}
 }
+
+// The embedded ClickHouse's port: 0 (a free one) by default, any port number, nothing else, and
+// never together with a DSN (which carries its own).
+func TestClickHousePortSetting(t *testing.T) {
+	unsetenv(t, "ENERGY_CLICKHOUSE_PORT")
+	unsetenv(t, "ENERGY_CLICKHOUSE_DSN")
+	if c, err := loadConfig(nil); err != nil || c.ClickHousePort != 0 {
+		t.Fatalf("default: %d %v", c.ClickHousePort, err)
+	}
+	if c, err := loadConfig([]string{"--clickhouse-port", "19000"}); err != nil || c.ClickHousePort != 19000 {
+		t.Fatalf("flag: %d %v", c.ClickHousePort, err)
+	}
+	t.Setenv("ENERGY_CLICKHOUSE_PORT", "29000")
+	if c, err := loadConfig(nil); err != nil || c.ClickHousePort != 29000 {
+		t.Fatalf("environment: %d %v", c.ClickHousePort, err)
+	}
+	for _, bad := range [][]string{{"--clickhouse-port", "65536"}, {"--clickhouse-port", "-1"}, {"--clickhouse-port", "ch"},
+		{"--clickhouse-port", "9000", "--clickhouse-dsn", "clickhouse://ch:9000/energy"}} {
+		if _, err := loadConfig(bad); err == nil || !strings.Contains(err.Error(), "--clickhouse-port") {
+			t.Errorf("loadConfig(%v): %v, want an error naming --clickhouse-port", bad, err)
+		}
+	}
+}

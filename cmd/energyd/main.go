@@ -94,7 +94,7 @@ func run() error {
 	live := func(context.Context) error { return nil }
 	if dsn == "" {
 		waiting("the embedded data store is starting")
-		srv, err := schema.StartLocal(ctx, filepath.Join(cfg.DataDir, "clickhouse"))
+		srv, err := schema.StartLocalAt(ctx, filepath.Join(cfg.DataDir, "clickhouse"), cfg.ClickHousePort)
 		if err != nil {
 			return fmt.Errorf("embedded ClickHouse: %w", err)
 		}
