@@ -19,15 +19,11 @@ test-compat:
 	ENERGY_COMPAT_CHECK=1 TEST_LOG=var/test-compat.log TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh ./schema/... ./query/...
 	@grep -h '^ClickHouse 18.16 vs 26.x' var/test-compat.log || true
 
-# Every fuzz target for FUZZTIME each (found by name, so a new target is fuzzed too).
+# Every fuzz target for FUZZTIME each (found by name, so a new target is fuzzed too); see
+# scripts/fuzz.sh for what counts as a failure.
 FUZZTIME ?= 10s
 fuzz:
-	@set -e; for f in $$(grep -rlE --include='*_test.go' '^func Fuzz' .); do \
-	  for t in $$(grep -oE '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
-	    echo "fuzz $$(dirname $$f) $$t ($(FUZZTIME))"; \
-	    $(GO) test $$(dirname $$f) -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME); \
-	  done; \
-	done
+	FUZZTIME=$(FUZZTIME) GO=$(GO) bash scripts/fuzz.sh
 
 # Unpacks libchdb (ClickHouse 26.x as a library, ~560 MB) under /var/cache/energy-chdb once.
 libchdb:
