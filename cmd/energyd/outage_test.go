@@ -38,8 +38,16 @@ func startEmbedded(t *testing.T, args ...string) *embedded {
 	if err != nil {
 		t.Fatal(err)
 	}
+	db, reg, secret := acmeWithSite(t, strings.TrimSuffix(dsn, "/default")+"/energy")
+	return &embedded{daemon: d, dir: dir, db: db, reg: reg, secret: secret}
+}
+
+// acmeWithSite opens the migrated store at dsn and gives tenant acme an admin token (the
+// secret returned) and a site S1.
+func acmeWithSite(t *testing.T, dsn string) (*schema.DB, *registry.Store, string) {
+	t.Helper()
 	ctx := context.Background()
-	db, err := schema.Open(ctx, strings.TrimSuffix(dsn, "/default")+"/energy", "")
+	db, err := schema.Open(ctx, dsn, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +60,7 @@ func startEmbedded(t *testing.T, args ...string) *embedded {
 	if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: "S1"}); err != nil {
 		t.Fatal(err)
 	}
-	return &embedded{daemon: d, dir: dir, db: db, reg: reg, secret: secret}
+	return db, reg, secret
 }
 
 // storePID is the pid of the ClickHouse that energyd launched: its only child process.

@@ -17,9 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"energy/schema"
 	"energy/schema/chtest"
-	"energy/schema/registry"
 )
 
 // needTool finds a Prometheus binary: CI installs Debian's prometheus package (.ci/run), so
@@ -332,20 +330,7 @@ type traffic struct {
 
 func newTraffic(t *testing.T, dsn, api string) *traffic {
 	t.Helper()
-	ctx := context.Background()
-	db, err := schema.Open(ctx, dsn, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	reg := registry.New(db)
-	secret, _, err := reg.CreateToken(ctx, "acme", []string{"admin"}, 0, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: "S1"}); err != nil {
-		t.Fatal(err)
-	}
+	_, _, secret := acmeWithSite(t, dsn)
 	return &traffic{api: "http://" + api, secret: secret}
 }
 
