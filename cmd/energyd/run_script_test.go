@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"energy/schema/chtest"
 )
@@ -67,13 +68,19 @@ func TestRunScriptPrintsAWorkingClickHouseLine(t *testing.T) {
 		{"embedded", []string{"ENERGY_CLICKHOUSE_USER=energy", "ENERGY_CLICKHOUSE_PASSWORD_FILE=" + secret},
 			"clickhouse-client --host " + ehost + " --port " + eport + " --database energy"},
 	}
-	// The database the lines name must exist.
-	for _, create := range []*exec.Cmd{
-		exec.Command(client, "--host", host, "--port", port, "--user", "energy", "--password", oddPassword, "--query", "CREATE DATABASE IF NOT EXISTS energy"),
-		exec.Command(client, "--host", ehost, "--port", eport, "--query", "CREATE DATABASE IF NOT EXISTS energy"),
+	// The database the lines name must exist (the password server may still be starting).
+	for _, args := range [][]string{
+		{"--host", host, "--port", port, "--user", "energy", "--password", oddPassword},
+		{"--host", ehost, "--port", eport},
 	} {
-		if out, err := create.CombinedOutput(); err != nil {
-			t.Fatalf("%v\n%s", err, out)
+		for end := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			out, err := exec.Command(client, append(args, "--query", "CREATE DATABASE IF NOT EXISTS energy")...).CombinedOutput()
+			if err == nil {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("%v\n%s", err, out)
+			}
 		}
 	}
 	for _, c := range cases {
