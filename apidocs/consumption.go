@@ -36,8 +36,8 @@ var consumptionOptions = []string{optWithoutCost, optWithCarbonFootprint, optWit
 // Years accepted in consumption timestamps (the store's DateTime range, with margin).
 const minConsumptionYear, maxConsumptionYear = 1970, 2100
 
-// ConsumptionParams is the query of GET /v2/sites/{site-id}/fluids/elec/consumptions.
-type ConsumptionParams struct {
+// ConsumptionStepParams are the query parameters the consumption of both fluids shares.
+type ConsumptionStepParams struct {
 	SiteID  string `path:"site-id" doc:"Site identifier" example:"SITE-1"`
 	StartTs string `query:"startTs" required:"true" example:"2024-01-01T00:00:00" doc:"Start of the period (included). Formats: YYYY-MM-DDThh:mm:ss (read in the site's time zone; a local time skipped by a DST change moves forward by the gap, a repeated one is the first), YYYY-MM-DDThh:mm:ssZ (UTC) or YYYY-MM-DDThh:mm:ss+hh:mm / -hh:mm (a '+' left unencoded, read as a space, is accepted). Years 1970 to 2100."`
 	EndTs   string `query:"endTs" required:"true" example:"2025-01-01T00:00:00" doc:"End of the period (excluded), same formats; must be after startTs."`
@@ -47,9 +47,6 @@ type ConsumptionParams struct {
 
 	IndexCategories []string `query:"indexCategories,explode" example:"SMART_METER" doc:"Index categories allowed for the calculation, repeatable (indexCategories=A&indexCategories=B) or comma-separated (indexCategories=A,B): RTM, SUPPLIER, SMART_METER (nature MKT_SMART_DISTRIBUTOR), LEGACY_METER (MKT_CYCLIC_DISTRIBUTOR), SENSOR, STEREO, SELF_METER_READING (DTN_CUSTOMER_ACK, MKT_CUSTOMER), ESTIMATED (MKT_ESTIMATION). Default: all."`
 	IndexStrategy   string   `query:"indexStrategy" enum:"NO_ESTIMATED,ALL_ESTIMATED,SURROUNDING_ESTIMATED" default:"SURROUNDING_ESTIMATED" doc:"NO_ESTIMATED: no estimated index is used (steps shrink to the real readings they contain). ALL_ESTIMATED: estimated and interpolated indexes may be used anywhere. SURROUNDING_ESTIMATED: only at the start and end of the requested period, where real ones are missing."`
-	DataSources     []string `query:"dataSources,explode" example:"SMART_METER" doc:"Data sources allowed, repeatable or comma-separated: INTRADAY, SMART_METER, LEGACY_INDEX, LOAD_CURVE, SENSOR. Default: all. HOURS and MINUTES steps are computed from the load curve when LOAD_CURVE is allowed."`
-
-	LoadCurveCompletion bool `query:"loadCurveCompletion" default:"false" doc:"When true, the load curve fills the start and end of the period that indexes do not cover; the rest stays index-based."`
 
 	Options []string `query:"options,explode" example:"withCarbonFootprint" doc:"Repeatable or comma-separated: withoutCost (no cost member), withCarbonFootprint (carbonFootprint member, kgCO2e), withGlobalConsumption (globalConsumption member for the whole period; the period may then end at most one calendar year, in the site's time zone, after its start, else 400 PERIOD_TOO_LONG), withRatioByTariffHeading (ratios member: shares by tariff heading and by heading group, each summing to 1)."`
 
@@ -57,9 +54,19 @@ type ConsumptionParams struct {
 }
 
 // Resolve notes whether stepValue was sent: its default must not hide a stepValue without stepUnit.
-func (p *ConsumptionParams) Resolve(ctx huma.Context) []error {
+func (p *ConsumptionStepParams) Resolve(ctx huma.Context) []error {
 	p.stepValueGiven = ctx.Query("stepValue") != ""
 	return nil
+}
+
+// ConsumptionParams is the query of GET /v2/sites/{site-id}/fluids/elec/consumptions: the shared
+// parameters and the electricity's data sources.
+type ConsumptionParams struct {
+	ConsumptionStepParams
+
+	DataSources []string `query:"dataSources,explode" example:"SMART_METER" doc:"Data sources allowed, repeatable or comma-separated: INTRADAY, SMART_METER, LEGACY_INDEX, LOAD_CURVE, SENSOR. Default: all. HOURS and MINUTES steps are computed from the load curve when LOAD_CURVE is allowed."`
+
+	LoadCurveCompletion bool `query:"loadCurveCompletion" default:"false" doc:"When true, the load curve fills the start and end of the period that indexes do not cover; the rest stays index-based."`
 }
 
 type consumptionOutput struct {
