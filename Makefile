@@ -73,6 +73,12 @@ bench-ingest:
 bench:
 	$(GO) run ./bench/cmd/consbench --out bench/results/consumption.md
 
+# Budget matrix of one heating site-year of the same data set: computed vs cached latency beside
+# the model's two reads as direct SQL; writes bench/results/budget.md.
+.PHONY: bench-budget
+bench-budget:
+	$(GO) run ./bench/cmd/consbench --budget --out bench/results/budget.md
+
 # A local ClickHouse cluster on loopback for --clickhouse-cluster energy: ZooKeeper on 29181 and
 # four ClickHouse 18.16 nodes (2 shards x 2 replicas) on 29001-29004, data under var/cluster;
 # prints the DSNs (also in var/cluster/dsn). cluster-stop stops it.

@@ -122,7 +122,13 @@ func putSites(ctx context.Context, reg *registry.Store, n int) error {
 		wg.Go(func() {
 			for i := range next {
 				s := registry.Site{TenantID: Tenant, SiteID: SiteID(i), Timezone: Timezone, TariffID: TariffID, HeatingFluid: registry.HeatingElec}
-				if err := reg.PutSite(ctx, s); err != nil {
+				err := reg.PutSite(ctx, s)
+				for try := 1; err != nil && try < 3 && ctx.Err() == nil; try++ {
+					// On a loaded machine a call now and then finds its pooled connection closed
+					// under it ("use of closed network connection"); PutSite is idempotent.
+					err = reg.PutSite(ctx, s)
+				}
+				if err != nil {
 					select {
 					case errs <- fmt.Errorf("site %s: %w", s.SiteID, err):
 					default:

@@ -45,6 +45,7 @@ type options struct {
 	loadRequests              int
 	regenerate, skipWrk       bool
 	postgres                  bool // compare with PostgreSQL instead (make bench-pg)
+	budget                    bool // measure the budget matrix instead (make bench-budget)
 	pgRounds, scanRuns        int
 	logRequests               int
 }
@@ -65,6 +66,7 @@ func main() {
 	flag.BoolVar(&o.regenerate, "regenerate", false, "drop and generate the data set again")
 	flag.BoolVar(&o.skipWrk, "skip-wrk", false, "do not run wrk even when installed")
 	flag.BoolVar(&o.postgres, "postgres", false, "compare with a throwaway PostgreSQL instead: per-site answers, all-sites scans, load and disk (make bench-pg)")
+	flag.BoolVar(&o.budget, "budget", false, "measure the budget matrix of one heating site-year instead, cold and cached, beside the model's two reads as direct SQL (make bench-budget)")
 	flag.IntVar(&o.pgRounds, "pg-rounds", 200, "with --postgres: rounds of per-site requests (DAYS, MONTHS, HOURS on each store)")
 	flag.IntVar(&o.scanRuns, "scan-runs", 5, "with --postgres: runs of each all-sites scan on each store")
 	flag.IntVar(&o.logRequests, "log-requests", 20, "with --postgres: requests of each kind measured in system.query_log")
@@ -73,8 +75,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	runner := run
-	if o.postgres {
+	switch {
+	case o.postgres:
 		runner = runPostgres
+	case o.budget:
+		runner = runBudget
 	}
 	if err := runner(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "consbench:", err)
@@ -100,14 +105,15 @@ type dataSet struct {
 // the load times in r. close stops what it started.
 func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeAll func(), err error) {
 	var closers []func()
-	closeAll = func() {
+	stopAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
 		}
 	}
+	closeAll = stopAll
 	defer func() {
 		if err != nil {
-			closeAll()
+			stopAll() // not closeAll: an error return has set it to nil
 		}
 	}()
 	dsn, srv, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(o.dir, "clickhouse"), "bench")
@@ -175,20 +181,13 @@ func run(ctx context.Context, o options) error {
 	trace := &chTrace{}
 	db.Conn = tracedConn{Conn: db.Conn, trace: trace} // the registry and the engine read through it
 	engine := consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient)
-	cachedURL, stopCached, err := serve(reg, db, consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes))
+	coldURL, cachedURL, token, stop, err := serveColdAndCached(ctx, reg,
+		apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, 0, 0)},
+		apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)})
 	if err != nil {
 		return err
 	}
-	defer stopCached()
-	coldURL, stopCold, err := serve(reg, db, consumption.NewCached(engine, reg.Versions, 0, 0))
-	if err != nil {
-		return err
-	}
-	defer stopCold()
-	token, _, err := reg.CreateToken(ctx, bench.Tenant, []string{string(registry.ScopeRead)}, 24*time.Hour, "consbench")
-	if err != nil {
-		return err
-	}
+	defer stop()
 	client := newClient(o.concurrency)
 	site := bench.SiteID(o.sites / 2)
 
@@ -287,8 +286,29 @@ func clearData(ctx context.Context, db *schema.DB) error {
 }
 
 // serve runs the main API with cons on a loopback port.
-func serve(reg *registry.Store, db *schema.DB, cons apidocs.ConsumptionService) (string, func(), error) {
-	h, _ := apidocs.NewMain(apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: cons})
+// serveColdAndCached serves the API twice, with cold's and cached's services, and makes a read
+// token of the benchmark's tenant.
+func serveColdAndCached(ctx context.Context, reg *registry.Store, cold, cached apidocs.Config) (coldURL, cachedURL, token string, stop func(), err error) {
+	coldURL, stopCold, err := serve(cold)
+	if err != nil {
+		return "", "", "", nil, err
+	}
+	cachedURL, stopCached, err := serve(cached)
+	if err != nil {
+		stopCold()
+		return "", "", "", nil, err
+	}
+	stop = func() { stopCached(); stopCold() }
+	if token, _, err = reg.CreateToken(ctx, bench.Tenant, []string{string(registry.ScopeRead)}, 24*time.Hour, "consbench"); err != nil {
+		stop()
+		return "", "", "", nil, err
+	}
+	return coldURL, cachedURL, token, stop, nil
+}
+
+// serve runs the main API with cfg on a free loopback port.
+func serve(cfg apidocs.Config) (string, func(), error) {
+	h, _ := apidocs.NewMain(cfg)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"energy/apidocs"
 	"energy/bench"
 	"energy/query/consumption"
 	"energy/schema"
@@ -100,7 +101,7 @@ func runPostgres(ctx context.Context, o options) error {
 	defer edb.Close()
 	reg := registry.New(edb)
 	engine := consumption.NewEngine(edb, reg, consumption.DefaultCarbonCoefficient)
-	energydURL, stopEnergyd, err := serve(reg, edb, consumption.NewCached(engine, reg.Versions, 0, 0))
+	energydURL, stopEnergyd, err := serve(apidocs.Config{Registry: reg, Ready: edb.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, 0, 0)})
 	if err != nil {
 		return err
 	}
