@@ -130,3 +130,38 @@ func TestTargetEventsFromIngestedArchives(t *testing.T) {
 		t.Errorf("first overrun body %q does not say %q", ns[1].Body, want)
 	}
 }
+
+// A EURO target is checked on the cost the consumption engine computes, standing charge
+// included: 100 kWh at 0.25 EUR (25.00) plus 10 days of a 36.50 EUR/year subscription (1.00)
+// make 26.00 EUR. 930 EUR a year prorated to 10 days is 25.48 EUR: the energy alone (25.00)
+// would stay under it, the cost with the standing charge is above. 1000 EUR (27.40) is not
+// overrun.
+func TestThresholdOverrunInEurosCountsTheStandingCharge(t *testing.T) {
+	h := newJobsHarness(t, "", true, withTargetEvents)
+	for _, put := range [][2]string{
+		{"/v2/tariffs/T1", `{"option":"BASE","dialHeadings":{"1":"BASE"},"prices":[{"validFrom":"2020-01-01","byHeading":{"BASE":0.25}}],"standingCharges":[{"validFrom":"2020-01-01","yearly":{"subscription":36.5}}]}`},
+		{"/v2/sites/S1", `{"siteCustomerId": "C-1", "personCustomerId": "P-1", "tariffId": "T1", "contact": {"email": "a@example.org"}}`},
+	} {
+		if st, b, _ := h.do("PUT", put[0], h.admin, put[1]); st != http.StatusOK {
+			t.Fatalf("PUT %s: %d %s", put[0], st, b)
+		}
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	begin, end := now.Add(-10*24*time.Hour), now.Add(355*24*time.Hour)
+	target := func(value int) string {
+		return "/v2/sites/S1/targets/" + createTarget(t, h.harness, "/v2/sites/S1/targets", h.admin, fmt.Sprintf(
+			`{"beginDate": %q, "endDate": %q, "type": "ELEC", "unit": "EURO", "targetValue": %d, "notificationChannels": ["EMAIL"], "notificationType": "THRESHOLD_OVERRUN"}`,
+			begin.Format(time.RFC3339), end.Format(time.RFC3339), value))
+	}
+	over, under := target(930), target(1000)
+	h.ingestArchive(h.admin, distReadings(smartIndex(begin, 0), smartIndex(now.Add(-24*time.Hour), 100000)))
+	wantCounts(t, "930 EUR", eventCounts(t, h, over), map[string]int{"THRESHOLD_OVERRUN/EMAIL": 1})
+	wantCounts(t, "1000 EUR", eventCounts(t, h, under), map[string]int{})
+	ns, err := targets.NewOutbox(h.db).List(context.Background(), "acme", "S1", strings.TrimPrefix(over, "/v2/sites/S1/targets/"))
+	if err != nil || len(ns) != 1 {
+		t.Fatalf("%v %d", err, len(ns))
+	}
+	if want := "has used 26.00 EURO, above the 25.48 EURO planned"; !strings.Contains(ns[0].Body, want) {
+		t.Errorf("overrun body %q does not say %q", ns[0].Body, want)
+	}
+}

@@ -122,7 +122,8 @@ func (c *Checker) overrun(ctx context.Context, site registry.Site, t Target) (ov
 		return false, 0, 0, upTo, nil
 	}
 	prorated = t.TargetValue * upTo.Sub(t.Begin).Seconds() / t.End.Sub(t.Begin).Seconds()
-	res, err := c.consumptions.Compute(ctx, site, consumption.Request{Start: t.Begin, End: upTo, StepValue: 1,
+	// Targets are of type ELEC: the site's electricity, priced as the consumption endpoint does.
+	res, err := c.consumptions.Compute(ctx, site, consumption.Request{Fluid: consumption.FluidElec, Start: t.Begin, End: upTo, StepValue: 1,
 		IndexStrategy: consumption.StrategySurroundingEstimated})
 	if err != nil || len(res.Consumptions) == 0 {
 		return false, 0, prorated, upTo, err
