@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -164,6 +165,7 @@ func TestContract(t *testing.T) {
 		{op: "get-weather-station", method: "GET", path: "/v1/weather-stations/07149", token: reader, want: 403},
 		{op: "put-weather-station", method: "PUT", path: "/v1/weather-stations/ORLY", token: h.admin, ctype: jsonType, body: []byte(`{"name":"Orly","latitude":48.7,"longitude":2.4}`), want: 200},
 		{op: "put-weather-station", method: "PUT", path: "/v1/weather-stations/ORLY", token: h.admin, ctype: jsonType, body: []byte(`{"name":"Orly","latitude":"north"}`), want: 400, breaks: true, comment: "latitude not a number"},
+		{op: "put-weather-station", method: "PUT", path: "/v1/weather-stations/" + strings.Repeat("7", 129), token: h.admin, ctype: jsonType, body: []byte(`{"name":"Orly","latitude":48.7,"longitude":2.4}`), want: 400, breaks: true, comment: "stationId longer than 128"},
 		{op: "get-weather-observations", method: "GET", path: "/v1/weather-stations/07149/observations?beginDate=2024-01-01T00:00:00.000%2B0100&endDate=2024-01-03T00:00:00.000%2B0100", token: h.admin, want: 200},
 		{op: "get-weather-observations", method: "GET", path: "/v1/weather-stations/NOPE/observations?beginDate=2024-01-01T00:00:00.000%2B0100&endDate=2024-01-03T00:00:00.000%2B0100", token: h.admin, want: 404},
 		{op: "put-weather-observations", method: "PUT", path: "/v1/weather-stations/07149/observations", token: h.admin, ctype: jsonType, body: []byte(`[{"date":"2024-01-02T12:00:00+01:00","temperature":4.1,"wind":3,"cloudiness":2}]`), want: 200},
@@ -195,12 +197,15 @@ func TestContract(t *testing.T) {
 		{op: "get-site", method: "GET", path: "/v2/sites/NOPE", token: reader, want: 404},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: h.admin, ctype: jsonType, body: []byte(`{"timezone":"Europe/Paris"}`), want: 200},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: h.admin, ctype: jsonType, body: []byte(`{"heatingFluid":"COAL"}`), want: 400, breaks: true, comment: "heatingFluid not in the enum"},
+		{op: "put-site", method: "PUT", path: "/v2/sites/-S2", token: h.admin, ctype: jsonType, body: []byte(`{}`), want: 400, breaks: true, comment: "siteId not starting with a letter or digit"},
+		{op: "put-site", method: "PUT", path: "/v2/sites/" + strings.Repeat("S", 129), token: h.admin, ctype: jsonType, body: []byte(`{}`), want: 400, breaks: true, comment: "siteId longer than 128"},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: h.admin, ctype: jsonType, body: []byte(`{"tariffId":"NOPE"}`), want: 400},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: reader, ctype: jsonType, body: []byte(`{}`), want: 403},
 		{op: "get-tariff", method: "GET", path: "/v2/tariffs/HPHC-2024", token: h.admin, want: 200},
 		{op: "get-tariff", method: "GET", path: "/v2/tariffs/NOPE", token: h.admin, want: 404},
 		{op: "put-tariff", method: "PUT", path: "/v2/tariffs/T2", token: h.admin, ctype: jsonType, body: []byte(hphcTariffJSON), want: 200},
 		{op: "put-tariff", method: "PUT", path: "/v2/tariffs/T2", token: h.admin, ctype: jsonType, body: []byte(strings.Replace(hphcTariffJSON, `"HPHC"`, `"EJP"`, 1)), want: 400, breaks: true, comment: "option not in the enum"},
+		{op: "put-tariff", method: "PUT", path: "/v2/tariffs/T%202", token: h.admin, ctype: jsonType, body: []byte(hphcTariffJSON), want: 400, breaks: true, comment: "tariffId with a space"},
 		{op: "put-tariff", method: "PUT", path: "/v2/tariffs/T2", token: h.admin, ctype: jsonType, body: bytes.Repeat([]byte(" "), 2<<20), want: 413},
 	}
 
@@ -368,5 +373,15 @@ func checkRoutingError(t *testing.T, d contractDoc, base, method, path string) {
 	}
 	if !slices.Contains([]string{"NOT_FOUND", "METHOD_NOT_ALLOWED"}, v.(map[string]any)["errorCode"].(string)) {
 		t.Errorf("%s %s: errorCode %v", method, path, v)
+	}
+}
+
+// The identifier rule declared on the PUT operations is the one the store enforces.
+func TestDeclaredIDRuleIsTheStoreRule(t *testing.T) {
+	for _, v := range []any{putSiteInput{}, putTariffInput{}, putStationInput{}} {
+		f := reflect.TypeOf(v).Field(0)
+		if f.Tag.Get("pattern") != registry.IDPattern || f.Tag.Get("maxLength") != "128" {
+			t.Errorf("%T.%s declares pattern %q maxLength %q; the store's rule is %q, 128", v, f.Name, f.Tag.Get("pattern"), f.Tag.Get("maxLength"), registry.IDPattern)
+		}
 	}
 }

@@ -31,9 +31,11 @@ type SiteIDParam struct {
 	SiteID string `path:"siteId" doc:"Site identifier" example:"SITE-1"`
 }
 
+// putSiteInput declares the identifier rule the store enforces on the id it creates (reads
+// of an id that breaks it are simply 404).
 type putSiteInput struct {
-	SiteIDParam
-	Body SiteBody
+	SiteID string `path:"siteId" pattern:"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$" maxLength:"128" doc:"Site identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit" example:"SITE-1"`
+	Body   SiteBody
 }
 
 // siteHandler serves the site resource (scope admin; reads also with read).

@@ -25,9 +25,10 @@ type StationIDParam struct {
 	StationID string `path:"stationId" doc:"Weather station identifier" example:"07149"`
 }
 
+// putStationInput declares the identifier rule the store enforces on the id it creates.
 type putStationInput struct {
-	StationIDParam
-	Body StationBody
+	StationID string `path:"stationId" pattern:"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$" maxLength:"128" doc:"Weather station identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit" example:"07149"`
+	Body      StationBody
 }
 
 // stationHandler serves the weather station resource (scope admin).

@@ -30,9 +30,10 @@ type TariffIDParam struct {
 	TariffID string `path:"tariffId" doc:"Tariff identifier" example:"HPHC-2024"`
 }
 
+// putTariffInput declares the identifier rule the store enforces on the id it creates.
 type putTariffInput struct {
-	TariffIDParam
-	Body TariffBody
+	TariffID string `path:"tariffId" pattern:"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$" maxLength:"128" doc:"Tariff identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit" example:"HPHC-2024"`
+	Body     TariffBody
 }
 
 // tariffHandler serves the tariff resource (scope admin).

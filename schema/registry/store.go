@@ -31,7 +31,10 @@ func (s *Store) DB() *schema.DB { return s.db }
 // version returns the version of a row written now: the last write of a resource wins.
 func (s *Store) version() uint64 { return s.rowVer.Next() }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+// IDPattern is the rule of the identifiers used in paths (sites, tariffs, weather stations).
+const IDPattern = `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`
+
+var idPattern = regexp.MustCompile(IDPattern)
 
 // validID checks an identifier used in paths: 1-128 characters, letters, digits, . _ : -.
 func validID(field, id string) error {
