@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // Fluids of a point of delivery (pods.fluid).
@@ -22,8 +23,8 @@ const (
 // explicit columns. Each table's sort key is the record's identity, so inserting the same rows
 // again (a job re-run after a crash) changes nothing that a FINAL read sees.
 func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, files []Rows, seen time.Time) error {
-	err := insertTable(ctx, db, "elec_indexes",
-		"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id",
+	err := insertTable(ctx, db, tables.ElecIndexes,
+		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Dial, tables.Value, tables.JobID),
 		keyOrder(files, func(r *Rows) []ElecIndexRow { return r.Elec }, elecKey), func(size int) *elecBlock {
 			return &elecBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), dial: make([]string, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size)}
@@ -31,8 +32,9 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	if err != nil {
 		return err
 	}
-	err = insertTable(ctx, db, "gas_indexes",
-		"tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id",
+	err = insertTable(ctx, db, tables.GasIndexes,
+		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
+			tables.Unit, tables.ConversionUnits, tables.ConversionFactors, tables.JobID),
 		keyOrder(files, func(r *Rows) []GasIndexRow { return r.Gas }, gasKey), func(size int) *gasBlock {
 			return &gasBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), unit: make([]string, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size),
@@ -41,7 +43,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	if err != nil {
 		return err
 	}
-	err = insertTable(ctx, db, "max_powers", "tenant_id, site_id, pod_id, ts, generation_ts, value, job_id",
+	err = insertTable(ctx, db, tables.MaxPowers, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.GenerationTS, tables.Value, tables.JobID),
 		keyOrder(files, func(r *Rows) []MaxPowerRow { return r.MaxPowers }, maxPowerKey), func(size int) *maxPowerBlock {
 			return &maxPowerBlock{common: newCommon(tenantID, jobID, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size)}
@@ -49,8 +51,8 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	if err != nil {
 		return err
 	}
-	err = insertTable(ctx, db, "load_curve_points",
-		"tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id",
+	err = insertTable(ctx, db, tables.LoadCurvePoints,
+		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.BeginTS, tables.EndTS, tables.GenerationTS, tables.Value, tables.Reliability, tables.MeterReadingDate, tables.JobID),
 		keyOrder(files, func(r *Rows) []LoadCurvePointRow { return r.LoadCurvePoints }, pointKey), func(size int) *pointBlock {
 			return &pointBlock{common: newCommon(tenantID, jobID, size), begin: make([]int64, size), end: make([]int64, size),
 				gen: make([]int64, size), value: make([]int64, size), reliability: make([]uint8, size), day: make([]time.Time, size)}
@@ -63,7 +65,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 		return err
 	}
 	first := stamp(seen)
-	return insertTable(ctx, db, "pods", "tenant_id, site_id, pod_id, fluid, first_seen_ts",
+	return insertTable(ctx, db, tables.Pods, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.Fluid, tables.FirstSeenTS),
 		[][][3]string{pods}, func(size int) *podBlock {
 			return &podBlock{tenant: repeat(tenantID, size), site: make([]string, size), pod: make([]string, size),
 				fluid: make([]string, size), first: repeat(first, size)}
@@ -309,7 +311,7 @@ func newPods(ctx context.Context, db *schema.DB, tenantID string, pods [][3]stri
 	if len(pods) == 0 {
 		return nil, nil
 	}
-	rows, err := db.Conn.Query(ctx, "SELECT site_id, pod_id, fluid FROM pods FINAL WHERE tenant_id = ?", tenantID)
+	rows, err := db.Conn.Query(ctx, "SELECT "+tables.List(tables.SiteID, tables.PodID, tables.Fluid)+" FROM "+tables.Pods+" FINAL WHERE "+tables.TenantID+" = ?", tenantID)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/sitedata"
+	"energy/schema/tables"
 )
 
 // distributorNatures are the natures read by the network operator.
@@ -54,10 +55,11 @@ func storedData(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	}
 	sites = sitesOf(files)
 	if len(candidates) > 0 {
-		for _, table := range []string{"elec_indexes", "gas_indexes"} {
+		for _, table := range []string{tables.ElecIndexes, tables.GasIndexes} {
 			// table is one of two constants; every value is bound.
-			rows, err := db.Conn.Query(ctx, "SELECT DISTINCT site_id, pod_id, ts, generation_ts, index_before_change, nature FROM "+table+
-				" WHERE tenant_id = ? AND has(?, site_id) AND ts >= ? AND ts <= ? AND has(?, nature) AND job_id != ?",
+			rows, err := db.Conn.Query(ctx, "SELECT DISTINCT "+tables.List(tables.SiteID, tables.PodID, tables.TS, tables.GenerationTS, tables.IndexBeforeChange, tables.Nature)+
+				" FROM "+table+" WHERE "+tables.TenantID+" = ? AND has(?, "+tables.SiteID+") AND "+tables.TS+" >= ? AND "+tables.TS+" <= ? AND has(?, "+tables.Nature+
+				") AND "+tables.JobID+" != ?",
 				tenantID, sites, lo, hi, []string{"MKT_SMART_DISTRIBUTOR", "MKT_CYCLIC_DISTRIBUTOR"}, jobID)
 			if err != nil {
 				return out, err

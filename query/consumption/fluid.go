@@ -8,6 +8,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/tables"
 )
 
 // Fluids whose index readings the engine resolves.
@@ -19,12 +20,11 @@ const (
 // gasCandidateReadingsSQL is candidateReadingsSQL on the gas indexes (no dials), with each
 // record's index unit and kWh per index unit: 1 when the index is in kWh, else its conversion
 // factor to kWh, NaN when it has neither (such a reading closes an interval of unknown energy).
-const gasCandidateReadingsSQL = `
-SELECT pod_id, '' AS dial, ts, index_before_change, nature, generation_ts, value,
-       if(unit = 'kWh', 1., if(has(conversion_units, 'kWh'), conversion_factors[indexOf(conversion_units, 'kWh')], nan)) AS factor,
-       unit
-FROM gas_indexes
-WHERE tenant_id = ? AND site_id = ? AND has(?, nature) AND ts >= ? AND ts <= ?`
+var gasCandidateReadingsSQL = "SELECT " +
+	tables.List(tables.PodID, "'' AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
+		"if("+tables.Unit+" = 'kWh', 1., if(has("+tables.ConversionUnits+", 'kWh'), "+
+			tables.ConversionFactors+"[indexOf("+tables.ConversionUnits+", 'kWh')], nan)) AS factor", tables.Unit) +
+	" FROM " + tables.GasIndexes + siteReadingsWhere
 
 // fluid is what differs between the fluids the one engine answers: where the readings are,
 // which tariff prices them, and how the answer states energy.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // loadCurvePoint is one resolved load-curve point: average power W over [begin, end).
@@ -28,10 +29,10 @@ const loadCurveLookback = 24 * time.Hour
 // The winner per (pod, begin) is chosen in Go (resolvePoints): sorting a window's few thousand
 // rows there is cheaper than ClickHouse's ORDER BY … LIMIT 1 BY on 18.16. No FINAL (costly on
 // 18.16) and no dependence on merges: re-sent identical rows count once.
-const candidatePointsSQL = `
-SELECT pod_id, begin_ts, end_ts, generation_ts, value, reliability
-FROM load_curve_points
-WHERE tenant_id = ? AND site_id = ? AND begin_ts >= ? AND begin_ts < ? AND end_ts > ?`
+var candidatePointsSQL = "SELECT " +
+	tables.List(tables.PodID, tables.BeginTS, tables.EndTS, tables.GenerationTS, tables.Value, tables.Reliability) +
+	" FROM " + tables.LoadCurvePoints +
+	" WHERE " + tables.TenantID + " = ? AND " + tables.SiteID + " = ? AND " + tables.BeginTS + " >= ? AND " + tables.BeginTS + " < ? AND " + tables.EndTS + " > ?"
 
 // storedPoint is one stored load-curve row.
 type storedPoint struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // Nature families of index readings, in priority order (apidocs/README.md, "Consumption"): distributor >
@@ -66,10 +67,14 @@ func (r reading) estimated() bool { return r.priority == estimationPriority }
 // re-sent record is an identical row that the resolution counts once. Only contradictory data
 // (two rows of one identity, generationTs included, with different values) could tell merged
 // from unmerged parts apart: unmerged, the higher value wins, deterministically.
-const candidateReadingsSQL = `
-SELECT pod_id, dial, ts, index_before_change, nature, generation_ts, value
-FROM elec_indexes
-WHERE tenant_id = ? AND site_id = ? AND has(?, nature) AND ts >= ? AND ts <= ?`
+var candidateReadingsSQL = "SELECT " +
+	tables.List(tables.PodID, tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value) +
+	" FROM " + tables.ElecIndexes + siteReadingsWhere
+
+// siteReadingsWhere keeps the site's index records (tenant ?, site ?) of a nature in ? with ts
+// in [?, ?].
+const siteReadingsWhere = " WHERE " + tables.TenantID + " = ? AND " + tables.SiteID + " = ? AND has(?, " + tables.Nature + ")" +
+	" AND " + tables.TS + " >= ? AND " + tables.TS + " <= ?"
 
 // record is one raw index record of one dial, as stored.
 type record struct {

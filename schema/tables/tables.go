@@ -1,0 +1,43 @@
+// Package tables names the ClickHouse tables of a site's readings and their columns, which the
+// archive intake (ingest) writes and the analyses (query) read, so that the writer and every
+// reader spell them one way. The migrations under schema/migrations create them.
+package tables
+
+import "strings"
+
+// The readings of archives, one table per record kind, and the points of delivery seen in them.
+const (
+	ElecIndexes     = "elec_indexes"
+	GasIndexes      = "gas_indexes"
+	MaxPowers       = "max_powers"
+	LoadCurvePoints = "load_curve_points"
+	Pods            = "pods"
+)
+
+// Columns of the readings tables: every table has the identity columns; the others are
+// those of the tables named beside them.
+const (
+	TenantID = "tenant_id"
+	SiteID   = "site_id"
+	PodID    = "pod_id"
+	JobID    = "job_id" // the archive job that stored the row
+
+	TS                = "ts"                  // indexes, max powers: the reading's instant
+	IndexBeforeChange = "index_before_change" // indexes: the old meter's last index at a meter change
+	Nature            = "nature"              // indexes
+	GenerationTS      = "generation_ts"       // every reading: the latest generation wins
+	Value             = "value"               // Wh (electricity indexes), index units (gas), VA, W
+	Dial              = "dial"                // electricity indexes
+	Unit              = "unit"                // gas indexes
+	ConversionUnits   = "conversion_units"    // gas indexes, with ConversionFactors
+	ConversionFactors = "conversion_factors"
+	BeginTS           = "begin_ts" // load-curve points: [begin_ts, end_ts)
+	EndTS             = "end_ts"
+	Reliability       = "reliability" // load-curve points: 0 real, 1 to be verified
+	MeterReadingDate  = "meter_reading_date"
+	Fluid             = "fluid"         // pods: ELEC or GAS
+	FirstSeenTS       = "first_seen_ts" // pods
+)
+
+// List writes columns as a SELECT or INSERT column list.
+func List(columns ...string) string { return strings.Join(columns, ", ") }
