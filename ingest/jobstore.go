@@ -41,40 +41,26 @@ func (s *jobStore) put(ctx context.Context, j Job) error {
 	if j.Error != nil {
 		code, msg = j.Error.Code, j.Error.Message
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO jobs ("+jobColumns+", files, version)")
-	if err != nil {
-		return err
-	}
-	if err := b.Append(j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
-		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version()); err != nil {
-		_ = b.Abort()
-		return err
-	}
-	return b.Send()
+	return schema.InsertRow(ctx, s.db, "INSERT INTO jobs ("+jobColumns+", files, version)",
+		j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
+		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version())
 }
 
 // get returns a job of the tenant with its file reports, or ErrJobNotFound.
 func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT "+jobColumns+", files FROM jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
-	if err != nil {
-		return Job{}, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return Job{}, err
-		}
-		return Job{}, ErrJobNotFound
-	}
 	var files string
-	j, err := scanJob(rows, &files)
+	j, found, err := schema.ScanOne(ctx, s.db, func(r schema.RowScanner) (Job, error) { return scanJob(r, &files) },
+		"SELECT "+jobColumns+", files FROM jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
 	if err != nil {
 		return Job{}, err
+	}
+	if !found {
+		return Job{}, ErrJobNotFound
 	}
 	if err := json.Unmarshal([]byte(files), &j.Files); err != nil {
 		return Job{}, fmt.Errorf("job %s: stored report: %w", jobID, err)
 	}
-	return j, rows.Err()
+	return j, nil
 }
 
 // ListFilter selects a page of a tenant's jobs whose state.ts lies in [Begin, End].
@@ -104,45 +90,24 @@ func (s *jobStore) list(ctx context.Context, tenantID string, f ListFilter) ([]J
 	// version breaks ties between jobs that changed state within one second: the later write first.
 	q := "SELECT " + jobColumns + " FROM " + latest + " WHERE " + where +
 		" ORDER BY state_ts DESC, version DESC, job_id LIMIT ?, ?"
-	rows, err := s.db.Conn.Query(ctx, q, append(args, int64(f.Page)*int64(f.Size), f.Size)...)
+	out, err := schema.ScanAll(ctx, s.db, scanListedJob, q, append(args, int64(f.Page)*int64(f.Size), f.Size)...)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []Job
-	for rows.Next() {
-		j, err := scanJob(rows, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, j)
-	}
-	return out, int(total), rows.Err()
+	return out, int(total), nil
 }
 
 // unfinished returns every job, of any tenant, that is not in a final state.
 func (s *jobStore) unfinished(ctx context.Context) ([]Job, error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM jobs FINAL) WHERE state IN (?, ?)",
+	return schema.ScanAll(ctx, s.db, scanListedJob, "SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM jobs FINAL) WHERE state IN (?, ?)",
 		StateSubmitted, StateInProgress)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Job
-	for rows.Next() {
-		j, err := scanJob(rows, nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
 }
 
-type scanner interface{ Scan(dest ...any) error }
+// scanListedJob reads jobColumns: a job without its file reports.
+func scanListedJob(r schema.RowScanner) (Job, error) { return scanJob(r, nil) }
 
 // scanJob reads jobColumns, then files when files is not nil.
-func scanJob(r scanner, files *string) (Job, error) {
+func scanJob(r schema.RowScanner, files *string) (Job, error) {
 	var (
 		j               Job
 		states          []string

@@ -30,60 +30,27 @@ func (s *jobStore) put(ctx context.Context, j Job) error {
 			return err
 		}
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO advice_jobs ("+adviceJobColumns+", version)")
-	if err != nil {
-		return err
-	}
-	if err := b.Append(j.TenantID, j.ID, j.Status, j.CreatedTS.UTC(), j.UpdatedTS.UTC(),
-		string(inputs), string(results), j.Error, s.rowVer.Next()); err != nil {
-		_ = b.Abort()
-		return err
-	}
-	return b.Send()
+	return schema.InsertRow(ctx, s.db, "INSERT INTO advice_jobs ("+adviceJobColumns+", version)",
+		j.TenantID, j.ID, j.Status, j.CreatedTS.UTC(), j.UpdatedTS.UTC(), string(inputs), string(results), j.Error, s.rowVer.Next())
 }
 
 // get returns a job of the tenant, or ErrJobNotFound.
 func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT "+adviceJobColumns+" FROM advice_jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
-	if err != nil {
-		return Job{}, err
+	j, found, err := schema.ScanOne(ctx, s.db, scanAdviceJob,
+		"SELECT "+adviceJobColumns+" FROM advice_jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
+	if err == nil && !found {
+		err = ErrJobNotFound
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return Job{}, err
-		}
-		return Job{}, ErrJobNotFound
-	}
-	j, err := scanAdviceJob(rows)
-	if err != nil {
-		return Job{}, err
-	}
-	return j, rows.Err()
+	return j, err
 }
 
 // unfinished returns every job, of any tenant, still CREATED or IN_PROGRESS, oldest first.
 func (s *jobStore) unfinished(ctx context.Context) ([]Job, error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT "+adviceJobColumns+" FROM (SELECT "+adviceJobColumns+" FROM advice_jobs FINAL)"+
+	return schema.ScanAll(ctx, s.db, scanAdviceJob, "SELECT "+adviceJobColumns+" FROM (SELECT "+adviceJobColumns+" FROM advice_jobs FINAL)"+
 		" WHERE status IN (?, ?) ORDER BY created_ts, job_id", StatusCreated, StatusInProgress)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Job
-	for rows.Next() {
-		j, err := scanAdviceJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scanAdviceJob(r scanner) (Job, error) {
+func scanAdviceJob(r schema.RowScanner) (Job, error) {
 	var (
 		j               Job
 		inputs, results string
