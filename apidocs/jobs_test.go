@@ -36,6 +36,12 @@ type jobsHarness struct {
 // newJobsHarness starts the workers when start is set (otherwise jobs stay SUBMITTED).
 func newJobsHarness(t *testing.T, publicURL string, start bool, edit func(*ingest.Config)) *jobsHarness {
 	t.Helper()
+	return newJobsHarnessAPI(t, publicURL, start, edit, Config{})
+}
+
+// newJobsHarnessAPI is newJobsHarness with the HTTP settings of api (its stores are filled in).
+func newJobsHarnessAPI(t *testing.T, publicURL string, start bool, edit func(*ingest.Config), api Config) *jobsHarness {
+	t.Helper()
 	db := chtest.DB(t)
 	reg := registry.New(db)
 	spool := filepath.Join(t.TempDir(), "spool")
@@ -57,7 +63,8 @@ func newJobsHarness(t *testing.T, publicURL string, start bool, edit func(*inges
 		defer cancel()
 		jobs.Stop(ctx)
 	})
-	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, PublicURL: publicURL, Jobs: jobs, Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)})
+	api.Registry, api.Ready, api.PublicURL, api.Jobs, api.Targets, api.Outbox = reg, db.Ping, publicURL, jobs, targets.NewStore(db), targets.NewOutbox(db)
+	h, _ := NewMain(api)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	hs := &harness{t: t, db: db, reg: reg, srv: srv}

@@ -48,6 +48,8 @@ type Config struct {
 	// Targets and Outbox serve the target endpoints; nil Targets: not served.
 	Targets *targets.Store
 	Outbox  *targets.Outbox
+	// UploadRate is the slowest archive upload waited for; zero fields take the defaults.
+	UploadRate UploadRate
 }
 
 // serverDescription says where each listener answers; the description's server is relative:
@@ -113,7 +115,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)
 	registerTargets(api, cfg.Registry, cfg.Targets, cfg.Outbox)
-	return limitUpload(router), api
+	return limitUpload(router, cfg.UploadRate), api
 }
 
 // NewAdvice returns the recommendation service ({simulation_url}).

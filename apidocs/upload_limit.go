@@ -20,15 +20,15 @@ func tooLarge() *APIError {
 
 // limitUpload guards the submission route: the body is bounded while it is read (never
 // buffered unbounded), and a 413 there carries no body (the error model in apidocs/README.md).
-func limitUpload(next http.Handler) http.Handler {
+// A client trickling its upload is cut off below the minimum transfer rate.
+func limitUpload(next http.Handler, rate UploadRate) http.Handler {
+	rate = rate.withDefaults()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || strings.TrimRight(r.URL.Path, "/") != submitPath {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// A client trickling its upload does not hold a connection (and a spool file) forever.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
-		body := r.Body
+		body := newRateLimitedBody(w, r.Body, rate, time.Now())
 		r.Body = http.MaxBytesReader(w, body, ingest.MaxArchiveBytes+uploadOverhead)
 		rec := &emptyTooLarge{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
@@ -47,8 +47,6 @@ func limitUpload(next http.Handler) http.Handler {
 const (
 	// drainLimit bounds what is read of a refused upload's body.
 	drainLimit = 16 << 20
-	// uploadReadTimeout bounds the time to receive a submission's body.
-	uploadReadTimeout = 2 * time.Minute
 )
 
 // emptyTooLarge drops the body and content headers of a 413.

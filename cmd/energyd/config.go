@@ -43,6 +43,9 @@ type config struct {
 	SMSGatewayURL       string
 	SMSGatewayToken     string
 	NotificationBackoff time.Duration
+	// UploadMinRate and UploadGrace: the slowest archive upload waited for.
+	UploadMinRate int64
+	UploadGrace   time.Duration
 }
 
 func loadConfig(args []string) (config, error) {
@@ -84,6 +87,9 @@ func loadConfig(args []string) (config, error) {
 	str(&c.SMSGatewayURL, "sms-gateway-url", "ENERGY_SMS_GATEWAY_URL", "", "HTTP gateway of SMS notifications (POST {\"to\", \"text\"}, bearer ENERGY_SMS_GATEWAY_TOKEN); empty: SMS notifications fail")
 	var backoff string
 	str(&backoff, "notification-backoff", "ENERGY_NOTIFICATION_BACKOFF", "30s", "wait after a notification's first failed attempt, doubled after each further one (8 attempts at most)")
+	var uploadRate, uploadGrace string
+	str(&uploadRate, "upload-min-rate", "ENERGY_UPLOAD_MIN_RATE", "16384", "bytes/s an archive upload must average once --upload-grace has passed, else it is cut off with a 400")
+	str(&uploadGrace, "upload-grace", "ENERGY_UPLOAD_GRACE", "10s", "time an archive upload has before --upload-min-rate applies")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -116,6 +122,12 @@ func loadConfig(args []string) (config, error) {
 		if *d.into, err = time.ParseDuration(d.value); err != nil || *d.into <= 0 {
 			return c, fmt.Errorf("--%s: %q is not a positive duration (for example 10s)", d.flag, d.value)
 		}
+	}
+	if _, err := fmt.Sscan(uploadRate, &c.UploadMinRate); err != nil || c.UploadMinRate < 1 {
+		return c, fmt.Errorf("--upload-min-rate: %q is not a number of bytes per second ≥ 1", uploadRate)
+	}
+	if c.UploadGrace, err = time.ParseDuration(uploadGrace); err != nil || c.UploadGrace <= 0 {
+		return c, fmt.Errorf("--upload-grace: %q is not a positive duration (for example 10s)", uploadGrace)
 	}
 	if _, err := fmt.Sscan(workers, &c.Workers); err != nil || c.Workers < 1 || c.Workers > 64 {
 		return c, fmt.Errorf("--workers: %q is not a number from 1 to 64", workers)

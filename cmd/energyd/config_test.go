@@ -37,7 +37,15 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatalf("flags over env over defaults: %+v", c)
 	}
 
-	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"}} {
+	if c.UploadMinRate != 16384 || c.UploadGrace != 10*time.Second {
+		t.Fatalf("upload rate defaults: %d bytes/s after %s", c.UploadMinRate, c.UploadGrace)
+	}
+	if c, err = loadConfig([]string{"--upload-min-rate", "1000", "--upload-grace", "2s"}); err != nil || c.UploadMinRate != 1000 || c.UploadGrace != 2*time.Second {
+		t.Fatalf("upload rate flags: %d bytes/s after %s (%v)", c.UploadMinRate, c.UploadGrace, err)
+	}
+
+	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"},
+		{"--upload-min-rate", "0"}, {"--upload-min-rate", "fast"}, {"--upload-grace", "-1s"}} {
 		if _, err := loadConfig(bad); err == nil {
 			t.Errorf("loadConfig(%v) accepted a bad value", bad)
 		}

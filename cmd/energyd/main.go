@@ -127,7 +127,7 @@ func run() error {
 	}
 	budgeter := cfg.budgeter(db, reg)
 	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(budgeter, reg), Jobs: jobs, Logger: log,
-		Targets: targetStore, Outbox: outbox}
+		Targets: targetStore, Outbox: outbox, UploadRate: apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace}}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.
 		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log,
