@@ -159,7 +159,7 @@ func untar(r io.Reader) ([]Member, error) {
 func nextArchive(stream *limitReader) (io.Reader, error) {
 	block := make([]byte, 512)
 	for {
-		n, err := io.ReadFull(stream, block)
+		n, err := readBlock(stream, block)
 		if n > 0 && !allZero(block[:n]) {
 			if n < len(block) {
 				return nil, streamError(stream, "bytes that are not a tar archive follow the archive", io.ErrUnexpectedEOF)
@@ -167,8 +167,11 @@ func nextArchive(stream *limitReader) (io.Reader, error) {
 			return io.MultiReader(bytes.NewReader(block), stream), nil
 		}
 		switch {
-		case err == io.EOF || err == io.ErrUnexpectedEOF:
+		case err == io.EOF:
+			// gzip says EOF only once the last member's checksum and length are verified.
 			return nil, nil
+		case err == io.ErrUnexpectedEOF:
+			return nil, streamError(stream, "the gzip stream is truncated: its end (checksum and length) is missing", err)
 		case errors.Is(err, gzip.ErrHeader):
 			// Bytes after a complete, verified gzip member (tape padding, for instance): harmless.
 			return nil, nil
@@ -176,6 +179,20 @@ func nextArchive(stream *limitReader) (io.Reader, error) {
 			return nil, streamError(stream, "corrupt gzip data", err)
 		}
 	}
+}
+
+// readBlock fills block like io.ReadFull, but returns the reader's own error: a stream that
+// ends cleanly after a short block (io.EOF) is told from a truncated one (io.ErrUnexpectedEOF).
+func readBlock(r io.Reader, block []byte) (int, error) {
+	n := 0
+	for n < len(block) {
+		m, err := r.Read(block[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 func allZero(b []byte) bool {

@@ -143,17 +143,20 @@ func TestReadArchiveFormatErrors(t *testing.T) {
 	corrupt := append([]byte(nil), valid...)
 	corrupt[len(corrupt)-8] ^= 0xff // CRC-32 of the gzip trailer
 	cases := map[string][]byte{
-		"empty":              nil,
-		"plain tar":          tarOf(t, regFile("a.json", "{}")),
-		"zip":                []byte("PK\x03\x04 not a tar.gz"),
-		"json":               []byte(`{"maxPowers": []}`),
-		"gzip of json":       gzipOf(t, []byte(`{"maxPowers": []}`)),
-		"gzip of nothing":    gzipOf(t, nil),
-		"gzip of garbage":    gzipOf(t, bytes.Repeat([]byte("garbage!"), 200)),
-		"truncated gzip":     valid[:len(valid)/2],
-		"bad gzip checksum":  corrupt,
-		"truncated tar":      gzipOf(t, tarOf(t, regFile("a.json", string(bytes.Repeat([]byte("x"), 5000))))[:1024]),
-		"armored public key": []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nxx\n-----END PGP PUBLIC KEY BLOCK-----\n"),
+		"empty":             nil,
+		"plain tar":         tarOf(t, regFile("a.json", "{}")),
+		"zip":               []byte("PK\x03\x04 not a tar.gz"),
+		"json":              []byte(`{"maxPowers": []}`),
+		"gzip of json":      gzipOf(t, []byte(`{"maxPowers": []}`)),
+		"gzip of nothing":   gzipOf(t, nil),
+		"gzip of garbage":   gzipOf(t, bytes.Repeat([]byte("garbage!"), 200)),
+		"truncated gzip":    valid[:len(valid)/2],
+		"bad gzip checksum": corrupt,
+		// The tar is whole but the gzip stream's end (checksum and length) is cut off.
+		"gzip trailer cut off": valid[:len(valid)-8],
+		"gzip end cut off":     valid[:len(valid)-12],
+		"truncated tar":        gzipOf(t, tarOf(t, regFile("a.json", string(bytes.Repeat([]byte("x"), 5000))))[:1024]),
+		"armored public key":   []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nxx\n-----END PGP PUBLIC KEY BLOCK-----\n"),
 		// Bytes whose first one is an OpenPGP packet tag but which are no OpenPGP packet.
 		"pkesk tag then garbage":          append([]byte{0x85, 0x01, 0x0c, 0x07}, bytes.Repeat([]byte{0xa5}, 4000)...),
 		"new-format tag then short":       {0xc1, 0xff},
