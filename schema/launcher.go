@@ -21,6 +21,9 @@ import (
 type LocalServer struct {
 	Dir  string // holds config.xml, data/ and the endpoint file
 	Port int    // native protocol port on 127.0.0.1
+	// Reclaimed is the pid of a server left running on Dir by a launcher that died, killed
+	// before this one started (0: none).
+	Reclaimed int
 
 	bin    string
 	prefix []string
@@ -89,10 +92,15 @@ func StartLocalAt(ctx context.Context, dir string, port int) (*LocalServer, erro
 	if err := os.WriteFile(filepath.Join(dir, "config.xml"), []byte(serverConfig), 0o644); err != nil {
 		return nil, err
 	}
+	reclaimed, err := reclaimLeftover(dir)
+	if err != nil {
+		return nil, err
+	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		s, err := startOnce(ctx, bin, prefix, dir, port)
 		if err == nil {
+			s.Reclaimed = reclaimed
 			return s, nil
 		}
 		lastErr = err

@@ -98,6 +98,9 @@ func run() error {
 		if err != nil {
 			return fmt.Errorf("embedded ClickHouse: %w", err)
 		}
+		if srv.Reclaimed != 0 {
+			log.Warn("a ClickHouse left running on the data dir by a previous energyd was killed", "pid", srv.Reclaimed)
+		}
 		// Restarted when it exits or freezes; /healthz fails once it cannot be restarted.
 		sup := schema.Supervise(srv, schema.Supervision{}, log)
 		defer sup.Stop()
