@@ -97,6 +97,15 @@ test-cluster:
 clean:
 	rm -rf bin
 
+# Crash trials on loopback (see bench/chaos): TRIALS kill -9 of energyd at random instants
+# during continuous submission, then its embedded ClickHouse frozen and killed under load;
+# prints the statuses seen, the times to recover and accepted / lost / duplicated archives
+# (exit 1 when anything is lost or duplicated). About 3 minutes for 20 trials; not in make test.
+TRIALS ?= 20
+.PHONY: chaos
+chaos:
+	$(GO) run ./bench/chaos --trials $(TRIALS)
+
 # Per-site answers against PostgreSQL: the benchmark's data set loaded again into its ClickHouse
 # and into a throwaway PostgreSQL (Debian's postgresql package, installed when absent; initdb in
 # a temp dir, port 25432-25439, user postgres when run as root; removed at the end); prints the
