@@ -106,6 +106,14 @@ TRIALS ?= 20
 chaos:
 	$(GO) run ./bench/chaos --trials $(TRIALS)
 
+# SOAK (default 5m) of mixed load on a launched energyd (see bench/soak): consumption readers,
+# one archive every 2 s, job polls; prints RSS, goroutines, open files and latencies, and fails
+# on a 5xx, RSS over --cache-mb + 150 MB, or goroutine/fd growth. Not in make test.
+SOAK ?= 5m
+.PHONY: soak
+soak:
+	$(GO) run ./bench/soak --duration $(SOAK)
+
 # Per-site answers against PostgreSQL: the benchmark's data set loaded again into its ClickHouse
 # and into a throwaway PostgreSQL (Debian's postgresql package, installed when absent; initdb in
 # a temp dir, port 25432-25439, user postgres when run as root; removed at the end); prints the

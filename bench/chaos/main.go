@@ -19,7 +19,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -27,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"energy/schema"
+	"energy/bench/daemon"
 	"energy/schema/registry"
 )
 
@@ -64,26 +63,14 @@ func main() {
 
 // env is a running energyd on a temporary data dir and a tenant's token.
 type env struct {
-	d     *daemon
-	e     *energyd
+	d     *daemon.Daemon
+	e     *daemon.Process
 	token string
 }
 
-// store opens the embedded ClickHouse energyd runs now (its port changes at each start).
-func (ev *env) store(ctx context.Context) (*schema.DB, error) {
-	dsn, err := schema.RecordedDSN(filepath.Join(ev.d.dataDir, "clickhouse"))
-	if err == nil {
-		dsn, err = schema.WithDatabase(dsn, "energy")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return schema.Open(ctx, dsn, "")
-}
-
-// checkStore is check on the store energyd runs now.
+// check is check on the store energyd runs now.
 func (ev *env) check(ctx context.Context, l *ledger, wait time.Duration) (verdict, error) {
-	db, err := ev.store(ctx)
+	db, err := ev.d.Store(ctx)
 	if err != nil {
 		return verdict{}, err
 	}
@@ -104,25 +91,23 @@ func run(ctx context.Context, o options) error {
 	if o.energyd == "" {
 		o.energyd = filepath.Join(tmp, "energyd")
 		log.Printf("building energyd")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", o.energyd, "./cmd/energyd")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go build ./cmd/energyd (run from the repository root): %w", err)
+		if err := daemon.Build(ctx, o.energyd); err != nil {
+			return err
 		}
 	}
 	if o.port == 0 {
-		if o.port, err = freePort(); err != nil {
+		if o.port, err = daemon.FreePort(); err != nil {
 			return err
 		}
 	}
 	listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port))
-	d := &daemon{bin: o.energyd, dataDir: filepath.Join(tmp, "data"), api: "http://" + listen, listen: listen,
-		logPath: filepath.Join(tmp, "energyd.log"), extra: []string{"--query-timeout", o.queryTimeout}}
+	d := &daemon.Daemon{Bin: o.energyd, DataDir: filepath.Join(tmp, "data"), API: "http://" + listen, Listen: listen,
+		LogPath: filepath.Join(tmp, "energyd.log"), Extra: []string{"--query-timeout", o.queryTimeout}}
 	ev, err := startEnv(ctx, d)
 	if err != nil {
 		return err
 	}
-	defer func() { ev.e.stop() }()
+	defer func() { ev.e.Stop() }()
 	if o.restartAfter != "" {
 		return restartGrowth(ctx, ev, o.restartAfter)
 	}
@@ -131,21 +116,21 @@ func run(ctx context.Context, o options) error {
 
 // startEnv starts energyd on a fresh data dir and creates the tenant, its token and its site
 // through the store energyd launched.
-func startEnv(ctx context.Context, d *daemon) (*env, error) {
-	e, err := d.start()
+func startEnv(ctx context.Context, d *daemon.Daemon) (*env, error) {
+	e, err := d.Start()
 	if err != nil {
 		return nil, err
 	}
-	st, err := d.waitReady(ctx, e, 2*time.Minute)
+	st, err := d.WaitReady(ctx, e, 2*time.Minute)
 	if err != nil {
-		e.stop()
+		e.Stop()
 		return nil, err
 	}
-	log.Printf("energyd ready in %.2f s (embedded ClickHouse after %.2f s); API %s", st.ready.Seconds(), st.clickhouse.Seconds(), d.api)
+	log.Printf("energyd ready in %.2f s (embedded ClickHouse after %.2f s); API %s", st.Ready.Seconds(), st.ClickHouse.Seconds(), d.API)
 	ev := &env{d: d, e: e}
-	db, err := ev.store(ctx)
+	db, err := d.Store(ctx)
 	if err != nil {
-		e.stop()
+		e.Stop()
 		return nil, err
 	}
 	defer db.Close()
@@ -155,7 +140,7 @@ func startEnv(ctx context.Context, d *daemon) (*env, error) {
 		err = reg.PutSite(ctx, registry.Site{TenantID: tenant, SiteID: site})
 	}
 	if err != nil {
-		e.stop()
+		e.Stop()
 		return nil, err
 	}
 	ev.token = token
@@ -163,20 +148,20 @@ func startEnv(ctx context.Context, d *daemon) (*env, error) {
 }
 
 // restart kills energyd with SIGKILL and starts it again; it returns how long the start took.
-func (ev *env) restart(ctx context.Context) (startup, error) {
-	ev.e.kill9()
-	e, err := ev.d.start()
+func (ev *env) restart(ctx context.Context) (daemon.Startup, error) {
+	ev.e.Kill9()
+	e, err := ev.d.Start()
 	if err != nil {
-		return startup{}, err
+		return daemon.Startup{}, err
 	}
 	ev.e = e
-	return ev.d.waitReady(ctx, e, 2*time.Minute)
+	return ev.d.WaitReady(ctx, e, 2*time.Minute)
 }
 
 func trials(ctx context.Context, ev *env, o options) error {
 	rng := rand.New(rand.NewPCG(o.seed, 0))
 	l := newLedger()
-	ld := &load{api: ev.d.api, token: ev.token, ledger: l, client: &http.Client{Timeout: 30 * time.Second}}
+	ld := &load{api: ev.d.API, token: ev.token, ledger: l, client: &http.Client{Timeout: 30 * time.Second}}
 	lctx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	const phaseKills = "kill -9 of energyd"
@@ -184,7 +169,7 @@ func trials(ctx context.Context, ev *env, o options) error {
 	wg := ld.run(lctx, 2, 1, 50*time.Millisecond)
 
 	fmt.Printf("chaos: %d kill -9 trials of energyd during continuous submission (2 submitters, 1 reader; seed %d)\n", o.trials, o.seed)
-	var starts []startup
+	var starts []daemon.Startup
 	for i := 1; i <= o.trials; i++ {
 		after := time.Duration(200+rng.IntN(2300)) * time.Millisecond
 		sleep(ctx, after)
@@ -200,14 +185,14 @@ func trials(ctx context.Context, ev *env, o options) error {
 		}
 		starts = append(starts, st)
 		fmt.Printf("trial %2d: killed %.2f s into the load (%4d archives accepted so far); restarted: ClickHouse up %.2f s, ready %.2f s\n",
-			i, after.Seconds(), accepted, st.clickhouse.Seconds(), st.ready.Seconds())
+			i, after.Seconds(), accepted, st.ClickHouse.Seconds(), st.Ready.Seconds())
 	}
 	sleep(ctx, 2*time.Second)
 
 	// A frozen store: SIGSTOP on the ClickHouse energyd launched, then SIGCONT.
 	const phaseStall = "ClickHouse frozen"
 	l.setPhase(phaseStall)
-	pid, err := ev.e.clickhousePid()
+	pid, err := ev.e.ClickHousePid()
 	if err != nil {
 		return err
 	}
@@ -215,7 +200,7 @@ func trials(ctx context.Context, ev *env, o options) error {
 		return err
 	}
 	frozen := time.Now()
-	noticed := waitStatus(ctx, ev.d.api+"/readyz", http.StatusServiceUnavailable, o.stall)
+	noticed := waitStatus(ctx, ev.d.API+"/readyz", http.StatusServiceUnavailable, o.stall)
 	sleep(ctx, o.stall-time.Since(frozen))
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		return err
@@ -228,7 +213,7 @@ func trials(ctx context.Context, ev *env, o options) error {
 	// A dead store: SIGKILL on the ClickHouse energyd launched; energyd starts it again.
 	const phaseKill = "ClickHouse killed"
 	l.setPhase(phaseKill)
-	if pid, err = ev.e.clickhousePid(); err != nil {
+	if pid, err = ev.e.ClickHousePid(); err != nil {
 		return err
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -276,7 +261,7 @@ func trials(ctx context.Context, ev *env, o options) error {
 // restartGrowth times energyd's start after kill -9 as jobs accumulate.
 func restartGrowth(ctx context.Context, ev *env, counts string) error {
 	l := newLedger()
-	ld := &load{api: ev.d.api, token: ev.token, ledger: l, client: &http.Client{Timeout: 30 * time.Second}}
+	ld := &load{api: ev.d.API, token: ev.token, ledger: l, client: &http.Client{Timeout: 30 * time.Second}}
 	fmt.Printf("%-8s %-22s %s\n", "jobs", "ClickHouse up (s)", "ready (s)")
 	for _, c := range strings.Split(counts, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
@@ -299,7 +284,7 @@ func restartGrowth(ctx context.Context, ev *env, counts string) error {
 		if _, err := ev.check(ctx, l, 5*time.Minute); err != nil {
 			return err
 		}
-		var runs []startup
+		var runs []daemon.Startup
 		for range 3 {
 			st, err := ev.restart(ctx)
 			if err != nil {
@@ -319,7 +304,7 @@ func restartGrowth(ctx context.Context, ev *env, counts string) error {
 func waitStatus(ctx context.Context, url string, want int, within time.Duration) time.Duration {
 	start := time.Now()
 	for time.Since(start) < within && ctx.Err() == nil {
-		if status(ctx, url) == want {
+		if daemon.Status(ctx, url) == want {
 			return time.Since(start)
 		}
 		sleep(ctx, 50*time.Millisecond)
@@ -348,12 +333,12 @@ func waitRead(ctx context.Context, ld *load, within time.Duration) bool {
 }
 
 // spread is "a–b" of the startup times, first to last.
-func spread(s []startup, clickhouse bool) string {
-	pick := func(x startup) float64 {
+func spread(s []daemon.Startup, clickhouse bool) string {
+	pick := func(x daemon.Startup) float64 {
 		if clickhouse {
-			return x.clickhouse.Seconds()
+			return x.ClickHouse.Seconds()
 		}
-		return x.ready.Seconds()
+		return x.Ready.Seconds()
 	}
 	if len(s) == 0 {
 		return "-"
@@ -377,13 +362,4 @@ func notIf(failed bool) string {
 		return " — NOT RECOVERED"
 	}
 	return ""
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
