@@ -1,9 +1,7 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"energy/bench/daemon"
 )
 
 // Every archive holds readingsPerArchive hourly readings of one dial of a pod of its own, so
@@ -58,16 +58,7 @@ func archiveOf(seq int) []byte {
 			GenerationTS: ts.Add(time.Hour).Format(time.RFC3339), Value: map[string]int64{"1": indexOf(seq, k)}})
 	}
 	body, _ := json.Marshal(map[string]any{"smartElecIndexes": rs})
-	var tb bytes.Buffer
-	tw := tar.NewWriter(&tb)
-	_ = tw.WriteHeader(&tar.Header{Name: "readings.json", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
-	_, _ = tw.Write(body)
-	_ = tw.Close()
-	var gb bytes.Buffer
-	zw := gzip.NewWriter(&gb)
-	_, _ = zw.Write(tb.Bytes())
-	_ = zw.Close()
-	return gb.Bytes()
+	return daemon.Archive("readings.json", body)
 }
 
 // ledger is what the clients saw: every archive sent, and the job of each one answered 200.

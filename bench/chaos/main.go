@@ -16,11 +16,9 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,30 +77,12 @@ func (ev *env) check(ctx context.Context, l *ledger, wait time.Duration) (verdic
 }
 
 func run(ctx context.Context, o options) error {
-	tmp, err := os.MkdirTemp("", "chaos-")
+	d, cleanup, err := daemon.New(ctx, daemon.Setup{Name: "chaos", Energyd: o.energyd, Port: o.port, Keep: o.keep,
+		Extra: []string{"--query-timeout", o.queryTimeout}})
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		log.Printf("temporary files kept in %s", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	if o.energyd == "" {
-		o.energyd = filepath.Join(tmp, "energyd")
-		log.Printf("building energyd")
-		if err := daemon.Build(ctx, o.energyd); err != nil {
-			return err
-		}
-	}
-	if o.port == 0 {
-		if o.port, err = daemon.FreePort(); err != nil {
-			return err
-		}
-	}
-	listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port))
-	d := &daemon.Daemon{Bin: o.energyd, DataDir: filepath.Join(tmp, "data"), API: "http://" + listen, Listen: listen,
-		LogPath: filepath.Join(tmp, "energyd.log"), Extra: []string{"--query-timeout", o.queryTimeout}}
+	defer cleanup()
 	ev, err := startEnv(ctx, d)
 	if err != nil {
 		return err

@@ -3,11 +3,15 @@
 package daemon
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -195,4 +199,61 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Setup is what a run asks of its energyd: Name prefixes its temporary directory; Energyd is
+// the binary (empty: built from ./cmd/energyd); Port its loopback port (0: a free one); Keep
+// leaves the directory (data dir, log) in place; Extra are more flags.
+type Setup struct {
+	Name    string
+	Energyd string
+	Port    int
+	Keep    bool
+	Extra   []string
+}
+
+// New prepares a Daemon in a new temporary directory; cleanup removes that directory unless
+// Keep is set.
+func New(ctx context.Context, s Setup) (d *Daemon, cleanup func(), err error) {
+	tmp, err := os.MkdirTemp("", s.Name+"-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	if s.Keep {
+		log.Printf("temporary files kept in %s", tmp)
+		cleanup = func() {}
+	}
+	fail := func(err error) (*Daemon, func(), error) {
+		cleanup()
+		return nil, nil, err
+	}
+	if s.Energyd == "" {
+		s.Energyd = filepath.Join(tmp, "energyd")
+		log.Printf("building energyd")
+		if err := Build(ctx, s.Energyd); err != nil {
+			return fail(err)
+		}
+	}
+	if s.Port == 0 {
+		if s.Port, err = FreePort(); err != nil {
+			return fail(err)
+		}
+	}
+	listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
+	return &Daemon{Bin: s.Energyd, DataDir: filepath.Join(tmp, "data"), API: "http://" + listen, Listen: listen,
+		LogPath: filepath.Join(tmp, "energyd.log"), Extra: s.Extra}, cleanup, nil
+}
+
+// Archive is a .tar.gz holding one file.
+func Archive(name string, body []byte) []byte {
+	var tb, gb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	_ = tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
+	_, _ = tw.Write(body)
+	_ = tw.Close()
+	zw := gzip.NewWriter(&gb)
+	_, _ = zw.Write(tb.Bytes())
+	_ = zw.Close()
+	return gb.Bytes()
 }

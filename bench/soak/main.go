@@ -9,10 +9,8 @@
 package main
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,11 +20,9 @@ import (
 	"log"
 	"math/rand/v2"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,30 +72,12 @@ func main() {
 }
 
 func run(ctx context.Context, o options) error {
-	tmp, err := os.MkdirTemp("", "soak-")
+	d, cleanup, err := daemon.New(ctx, daemon.Setup{Name: "soak", Energyd: o.energyd, Port: o.port, Keep: o.keep,
+		Extra: []string{"--cache-mb", strconv.Itoa(o.cacheMB)}})
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		log.Printf("temporary files kept in %s", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	if o.energyd == "" {
-		o.energyd = filepath.Join(tmp, "energyd")
-		log.Printf("building energyd")
-		if err := daemon.Build(ctx, o.energyd); err != nil {
-			return err
-		}
-	}
-	if o.port == 0 {
-		if o.port, err = daemon.FreePort(); err != nil {
-			return err
-		}
-	}
-	listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port))
-	d := &daemon.Daemon{Bin: o.energyd, DataDir: filepath.Join(tmp, "data"), API: "http://" + listen, Listen: listen,
-		LogPath: filepath.Join(tmp, "energyd.log"), Extra: []string{"--cache-mb", strconv.Itoa(o.cacheMB)}}
+	defer cleanup()
 	e, err := d.Start()
 	if err != nil {
 		return err
@@ -216,15 +194,7 @@ func archiveOfDay(day int) []byte {
 			GenerationTS: ts.Add(time.Hour).Format(time.RFC3339), Value: map[string]int64{"1": int64(day*24+h) * 1000}})
 	}
 	body, _ := json.Marshal(map[string]any{"smartElecIndexes": rs})
-	var tb, gb bytes.Buffer
-	tw := tar.NewWriter(&tb)
-	_ = tw.WriteHeader(&tar.Header{Name: "readings.json", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
-	_, _ = tw.Write(body)
-	_ = tw.Close()
-	zw := gzip.NewWriter(&gb)
-	_, _ = zw.Write(tb.Bytes())
-	_ = zw.Close()
-	return gb.Bytes()
+	return daemon.Archive("readings.json", body)
 }
 
 // client sends the load and keeps, per kind of request, the statuses and latencies.
