@@ -138,14 +138,20 @@ func classify(ctx context.Context, err error) *APIError {
 	case errors.As(err, &fe):
 		return BadParam("body field %s: %s", fe.Field, fe.Message)
 	case schema.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded):
-		e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "the data store is unavailable; retry in %s seconds", retryAfterSeconds)
-		e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
-		slog.ErrorContext(ctx, "storage unavailable", "requestId", RequestID(ctx), "error", err)
-		return e
+		return unavailable(ctx, err, "the data store is unavailable")
 	}
 	id := RequestID(ctx)
 	slog.ErrorContext(ctx, "internal error", "requestId", id, "error", err)
 	return Fail(http.StatusInternalServerError, CodeInternal, "an unexpected error occurred; quote request id %s when reporting it", id)
+}
+
+// unavailable is the 503 STORAGE_UNAVAILABLE answer, with Retry-After, for what (a sentence
+// without its end); err is logged, never shown.
+func unavailable(ctx context.Context, err error, what string) *APIError {
+	e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "%s; retry in %s seconds", what, retryAfterSeconds)
+	e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
+	slog.ErrorContext(ctx, "storage unavailable", "requestId", RequestID(ctx), "error", err)
+	return e
 }
 
 // describeValidation writes Huma's validation details as one sentence per bad value,

@@ -289,6 +289,8 @@ func (h *jobHandler) submit(ctx context.Context, in *submitInput) (*submitOutput
 		return nil, tooLarge()
 	case errors.As(err, &upload):
 		return nil, BadParam("%s", upload.Msg)
+	case errors.Is(err, ingest.ErrNoQuorum):
+		return nil, unavailable(ctx, err, "the archive could not be stored on two replicas of the data store, so it was not accepted: send it again")
 	case err != nil:
 		return nil, err
 	}

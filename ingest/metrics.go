@@ -49,6 +49,14 @@ var (
 		Name: "energy_ingest_job_retries_total",
 		Help: "Jobs put back in the queue after a transient failure (storage unavailable).",
 	})
+	jobsTakenOver = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_ingest_jobs_taken_over_total",
+		Help: "Jobs this replica took over (cluster mode) after the lease of the replica holding them expired.",
+	})
+	quorumRetries = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_ingest_archive_quorum_retries_total",
+		Help: "Archive inserts sent again (cluster mode) because another quorum insert was pending or the quorum's outcome was unknown.",
+	})
 )
 
 // insertedTables are the tables an archive's rows go to (the "table" label of the insert metrics).

@@ -14,7 +14,8 @@ import (
 //     SUBMITTED row from the file's header;
 //   - a spool file whose job is final (crash before the delete) is deleted;
 //   - a non-final job with no spool file here (another spool directory, or a lost one) cannot
-//     be processed: it ends in TIMEOUT when its deadline passes, unless it is finished elsewhere.
+//     be processed: it ends in TIMEOUT when its deadline passes, unless it is finished elsewhere;
+//     in cluster mode its archive is in the store, and it is taken over once its lease expires.
 func (s *Service) recover(ctx context.Context) error {
 	metas, bad, err := s.spool.scan()
 	if err != nil {
@@ -46,6 +47,14 @@ func (s *Service) recover(ctx context.Context) error {
 		if s.add(j, m.SubmittedTS.Add(s.cfg.Deadline), false) {
 			requeued++
 		}
+	}
+	if s.leases != nil {
+		// Cluster mode: the archives are in the store, and jobs whose lease has expired
+		// (this replica's previous run included) are taken over as soon as the workers start.
+		if requeued+registered > 0 {
+			s.log.Info("unfinished jobs recovered", "requeued", requeued, "reregistered", registered)
+		}
+		return nil
 	}
 	unfinished, err := s.jobs.unfinished(ctx)
 	if err != nil {

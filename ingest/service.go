@@ -45,6 +45,14 @@ type Config struct {
 	// is recorded DONE); an error makes the job be processed again after RetryDelay (harmless:
 	// inserts are idempotent), so what the hook writes is written with the job's outcome.
 	AfterStore func(ctx context.Context, d sitedata.Stored) error
+	// Shared: several energyd replicas share the store (a ClickHouse cluster). Accepted
+	// archives are kept in the store's archives table, acknowledged by two ClickHouse replicas,
+	// instead of the spool (which then only stages uploads), so that any replica can process
+	// any job.
+	Shared bool
+	// Lease (cluster mode): a job whose replica stops renewing its lease for this long is taken
+	// over by another replica (DefaultLease when zero; at most MaxLease).
+	Lease time.Duration
 }
 
 // Service accepts archives, runs their jobs on a bounded worker pool and answers job queries.
@@ -53,13 +61,18 @@ type Config struct {
 // its spool file is deleted only once the job is final. On Start every spool file whose job
 // is not final is processed again (a missing job row is written from the file's header), so a
 // crash at any point loses no accepted archive; re-processing inserts the same rows again,
-// which the tables' keys deduplicate.
+// which the tables' keys deduplicate. In cluster mode (Config.Shared) the archives are in the
+// store instead, and a job left by a dead replica is taken over once its lease expires.
 type Service struct {
 	cfg   Config
 	jobs  *jobStore
 	spool *spool
-	log   *slog.Logger
-	now   func() time.Time
+	// stored keeps the archives in the store when Config.Shared (nil: the spool keeps them).
+	stored *storedArchives
+	// leases (cluster mode) keep this replica's jobs its own and find the jobs of dead ones.
+	leases *leases
+	log    *slog.Logger
+	now    func() time.Time
 
 	mu        sync.Mutex
 	entries   map[string]*entry // this process's non-final jobs
@@ -120,11 +133,23 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	return &Service{
+	s := &Service{
 		cfg: cfg, jobs: &jobStore{db: cfg.DB}, spool: sp, log: cfg.Log.With("component", "ingest"), now: time.Now,
 		entries: map[string]*entry{}, wake: make(chan struct{}, cfg.Workers),
 		quit: make(chan struct{}), runCtx: runCtx, cancelRun: cancel,
-	}, nil
+	}
+	if cfg.Shared {
+		if cfg.Lease <= 0 {
+			cfg.Lease = DefaultLease
+		}
+		if cfg.Lease > MaxLease {
+			return nil, fmt.Errorf("ingest: a job lease of %s is longer than %s", cfg.Lease, MaxLease)
+		}
+		s.cfg.Lease = cfg.Lease
+		s.stored = &storedArchives{db: cfg.DB, quorumTimeout: quorumTimeout}
+		s.leases = newLeases(cfg.DB, cfg.Lease)
+	}
+	return s, nil
 }
 
 // Deadline is the configured job deadline.
@@ -144,6 +169,10 @@ func (s *Service) Start(ctx context.Context) error {
 		}
 		s.wg.Add(1)
 		go s.sweep()
+		if s.leases != nil {
+			s.wg.Add(1)
+			go s.keepLeases()
+		}
 	})
 	return err
 }

@@ -50,6 +50,9 @@ func (s *Service) Submit(ctx context.Context, tenantID, contentType string, body
 	if err != nil {
 		return Job{}, err
 	}
+	if s.stored != nil {
+		return s.acceptStored(ctx, st)
+	}
 	if err := s.spool.commit(st); err != nil {
 		return Job{}, fmt.Errorf("store the archive: %w", err)
 	}

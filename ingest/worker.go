@@ -95,6 +95,15 @@ func (s *Service) process(e *entry) {
 	ctx, cancel := context.WithDeadline(s.runCtx, e.deadline)
 	defer cancel()
 
+	if s.leases != nil {
+		if _, err := s.refresh(ctx, e); errors.Is(err, errJobFinishedElsewhere) {
+			s.forget(e.job.ID)
+			return
+		} else if err != nil {
+			s.fail(e, "read the job", err)
+			return
+		}
+	}
 	job := e.job
 	if job.State == StateSubmitted {
 		job = job.to(StateInProgress, stamp(s.now()))
@@ -107,9 +116,9 @@ func (s *Service) process(e *entry) {
 		s.mu.Unlock()
 	}
 
-	_, data, err := s.spool.read(job.ID)
+	data, err := s.archive(ctx, job)
 	if err != nil {
-		s.fail(e, "read the spooled archive", err)
+		s.fail(e, "read the archive", err)
 		return
 	}
 	members, err := ReadArchive(data, s.cfg.Keys)
@@ -225,9 +234,7 @@ func (s *Service) finalize(e *entry, j Job) {
 		return
 	}
 	if !e.orphan {
-		if err := s.spool.remove(j.ID); err != nil {
-			s.log.Warn("spool file of a final job not deleted", "job", j.ID, "error", err)
-		}
+		s.dropArchive(j)
 	}
 	s.forget(j.ID)
 	jobsFinished.WithLabelValues(j.State).Inc()
@@ -288,9 +295,7 @@ func (s *Service) timeout(e *entry) {
 		return
 	}
 	if !e.orphan {
-		if err := s.spool.remove(j.ID); err != nil {
-			s.log.Warn("spool file of a final job not deleted", "job", j.ID, "error", err)
-		}
+		s.dropArchive(j)
 	}
 	s.forget(j.ID)
 	jobsFinished.WithLabelValues(StateTimeout).Inc()

@@ -132,12 +132,13 @@ func alterOnOneReplica(stmt, database, cluster string) string {
 // ReplicatedOnEveryNode names the tables that a cluster keeps whole on every node: the
 // registry (small, read on every request, shared by the sites of all shards), the weather
 // shared by sites of all shards, the archive and advice jobs that any energyd replica may
-// claim or read, the data versions every energyd watches, and the record of applied
-// migrations. The readings are sharded by site instead.
+// claim or read with the leases on them, the data versions every energyd watches, and the
+// record of applied migrations. The readings are sharded by site instead (and the accepted
+// archives by job).
 var ReplicatedOnEveryNode = map[string]bool{
 	"tenants": true, "api_tokens": true, "sites": true, "tariffs": true, "weather_stations": true,
 	"weather_observations": true, "jobs": true, "advice_jobs": true, "data_versions": true, "schema_migrations": true,
-	"heating_schedules": true,
+	"heating_schedules": true, "job_leases": true,
 }
 
 // replicatedEngine turns engine (e.g. "ReplacingMergeTree(version)") into its Replicated form.

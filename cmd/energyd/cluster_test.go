@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,33 +51,55 @@ func (c replicaClient) do(method, path, contentType string, body []byte) (int, h
 // submit posts a one-file archive and returns the job path.
 func (c replicaClient) submit(name, content string) string {
 	c.t.Helper()
+	return c.submitArchive(tarGz(map[string]string{name: content}))
+}
+
+// submitArchive posts an archive and returns the job path.
+func (c replicaClient) submitArchive(archive []byte) string {
+	c.t.Helper()
+	st, b := c.post(archive)
+	if st != http.StatusOK {
+		c.t.Fatalf("submit through %s: %d %s", c.d.addr, st, b)
+	}
+	return jobPath(c.t, b)
+}
+
+// tarGz is a .tar.gz of the files (name → content), in name order.
+func tarGz(files map[string]string) []byte {
 	var tb bytes.Buffer
 	tw := tar.NewWriter(&tb)
-	_ = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg})
-	_, _ = tw.Write([]byte(content))
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		_ = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
+		_, _ = tw.Write([]byte(files[name]))
+	}
 	_ = tw.Close()
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	_, _ = zw.Write(tb.Bytes())
 	_ = zw.Close()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, _ := mw.CreateFormFile("file", "readings.tar.gz")
-	_, _ = fw.Write(gz.Bytes())
-	_ = mw.Close()
-	st, _, b := c.do("POST", "/v2/indexes-collect-jobs", mw.FormDataContentType(), body.Bytes())
-	if st != http.StatusOK {
-		c.t.Fatalf("submit through %s: %d %s", c.d.addr, st, b)
-	}
+	return gz.Bytes()
+}
+
+// post sends an archive and returns the status and body.
+func (c replicaClient) post(archive []byte) (int, []byte) {
+	c.t.Helper()
+	ct, body := uploadOf(archive)
+	st, _, b := c.do("POST", "/v2/indexes-collect-jobs", ct, body)
+	return st, b
+}
+
+// jobPath reads the job link of a submission's answer.
+func jobPath(t *testing.T, b []byte) string {
+	t.Helper()
 	var links struct {
 		Links struct{ Self struct{ Href string } } `json:"_links"`
 	}
 	if err := json.Unmarshal(b, &links); err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	u, err := url.Parse(links.Links.Self.Href)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return u.Path
 }
@@ -159,8 +183,9 @@ func TestReplicasShareOneClusterStore(t *testing.T) {
 	}
 	name := strings.TrimPrefix(u.Path, "/")
 	bin := buildEnergyd(t)
-	a := startEnergydWith(t, bin, "--clickhouse-dsn", c.DSN(1, name), "--clickhouse-cluster", c.Name, "--data-dir", t.TempDir())
-	b := startEnergydWith(t, bin, "--clickhouse-dsn", c.DSN(3, name), "--clickhouse-cluster", c.Name, "--data-dir", t.TempDir())
+	// A short lease, so that the job of the replica killed below is taken over within seconds.
+	a := startEnergydWith(t, bin, "--clickhouse-dsn", c.DSN(1, name), "--clickhouse-cluster", c.Name, "--data-dir", t.TempDir(), "--job-lease", "3s")
+	b := startEnergydWith(t, bin, "--clickhouse-dsn", c.DSN(3, name), "--clickhouse-cluster", c.Name, "--data-dir", t.TempDir(), "--job-lease", "3s")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -220,11 +245,6 @@ func TestReplicasShareOneClusterStore(t *testing.T) {
 	if err := c.StopNode(first); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		if err := c.StartNode(context.Background(), first); err != nil {
-			t.Errorf("restart node %d: %v", first+1, err)
-		}
-	}()
 	// A request neither replica has cached: computed from the shard's second replica.
 	later := "/v2/sites/S1/fluids/elec/consumptions?startTs=2024-01-02T00:00:00&endTs=2024-01-04T00:00:00&stepUnit=DAYS"
 	for _, r := range []replicaClient{ra, rb} {
@@ -232,4 +252,35 @@ func TestReplicasShareOneClusterStore(t *testing.T) {
 			t.Errorf("with node %d stopped, through %s: %v (X-Cache %s), want [2200 900] computed", first+1, r.d.addr, got, cache)
 		}
 	}
+
+	// The other shard's first replica too: every shard has one replica left, so no archive can
+	// be acknowledged by two; the upload is refused with 503, never answered 200 without quorum.
+	other := 2 - first
+	if err := c.StopNode(other); err != nil {
+		t.Fatal(err)
+	}
+	ct, up := uploadOf(tarGz(map[string]string{"r.json": smartElecIndexes("S1", [3]any{"2024-01-05T23:00:00Z", 3000, 9000})}))
+	st, h, body := ra.do("POST", "/v2/indexes-collect-jobs", ct, up)
+	var e struct{ ErrorCode, ErrorDescription string }
+	_ = json.Unmarshal(body, &e)
+	if st != http.StatusServiceUnavailable || e.ErrorCode != "STORAGE_UNAVAILABLE" || h.Get("Retry-After") == "" || !strings.Contains(e.ErrorDescription, "two replicas") {
+		t.Errorf("upload with one replica per shard: %d %s (Retry-After %q), want 503 STORAGE_UNAVAILABLE naming the replicas", st, body, h.Get("Retry-After"))
+	}
+	for _, n := range []int{first, other} {
+		if err := c.StartNode(context.Background(), n); err != nil {
+			t.Fatalf("restart node %d: %v", n+1, err)
+		}
+	}
+
+	killMidJob(t, c, name, ra, rb)
+}
+
+// uploadOf is the content type and multipart body of an archive upload.
+func uploadOf(archive []byte) (string, []byte) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "readings.tar.gz")
+	_, _ = fw.Write(archive)
+	_ = mw.Close()
+	return mw.FormDataContentType(), body.Bytes()
 }

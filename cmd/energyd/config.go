@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"energy/ingest"
 	"energy/schema"
 )
 
@@ -23,6 +24,7 @@ type config struct {
 	PublicURL       string
 	PGPKeyFiles     []string
 	JobDeadline     time.Duration
+	JobLease        time.Duration
 	Workers         int
 	AdviceWorkers   int
 	LogLevel        string
@@ -66,6 +68,8 @@ func loadConfig(args []string) (config, error) {
 	str(&keys, "pgp-key-files", "ENERGY_PGP_KEY_FILES", "", "comma-separated OpenPGP private key files for encrypted archives")
 	var deadline string
 	str(&deadline, "job-deadline", "ENERGY_JOB_DEADLINE", "10m", "a job not finished this long after submission ends in TIMEOUT")
+	var lease string
+	str(&lease, "job-lease", "ENERGY_JOB_LEASE", "30s", "with --clickhouse-cluster: a job whose energyd stops renewing its lease this long (at most 1m) is taken over by another energyd")
 	var workers string
 	str(&workers, "workers", "ENERGY_WORKERS", "2", "archive processing workers")
 	var adviceWorkers string
@@ -110,6 +114,9 @@ func loadConfig(args []string) (config, error) {
 	var err error
 	if c.JobDeadline, err = time.ParseDuration(deadline); err != nil || c.JobDeadline <= 0 {
 		return c, fmt.Errorf("--job-deadline: %q is not a positive duration (for example 10m)", deadline)
+	}
+	if c.JobLease, err = time.ParseDuration(lease); err != nil || c.JobLease <= 0 || c.JobLease > ingest.MaxLease {
+		return c, fmt.Errorf("--job-lease: %q is not a duration from 1s to 1m (for example 30s)", lease)
 	}
 	for _, d := range []struct {
 		flag, value string

@@ -44,7 +44,7 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatalf("upload rate flags: %d bytes/s after %s (%v)", c.UploadMinRate, c.UploadGrace, err)
 	}
 
-	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"},
+	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--job-lease", "2m"}, {"--job-lease", "0s"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"},
 		{"--upload-min-rate", "0"}, {"--upload-min-rate", "fast"}, {"--upload-grace", "-1s"}} {
 		if _, err := loadConfig(bad); err == nil {
 			t.Errorf("loadConfig(%v) accepted a bad value", bad)

@@ -13,7 +13,8 @@ import (
 )
 
 // startIntake loads the OpenPGP keys, opens the archive spool under the data dir, recovers the
-// jobs a previous run left unfinished and starts the worker pool.
+// jobs a previous run left unfinished and starts the worker pool. On a cluster the archives
+// are kept in the store (replicated) and the spool only stages uploads.
 // afterStore hears what each job stored before the job is recorded DONE.
 func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.Store, afterStore func(context.Context, sitedata.Stored) error,
 	log *slog.Logger) (*ingest.Service, error) {
@@ -24,6 +25,7 @@ func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.S
 	jobs, err := ingest.New(ingest.Config{
 		DB: db, Registry: reg, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Keys: keys,
 		Workers: cfg.Workers, Deadline: cfg.JobDeadline, Log: log, AfterStore: afterStore,
+		Shared: cfg.ClickHouseClust != "", Lease: cfg.JobLease,
 	})
 	if err != nil {
 		return nil, err
