@@ -80,7 +80,7 @@ func TestClusterArchivesStoredWithQuorum(t *testing.T) {
 		}
 	}
 
-	jobOfADeadReplicaTakenOver(t, env, b)
+	jobOfADeadReplicaTakenOver(t, env, a, b)
 
 	// Both shards without their second replica: no upload can reach two replicas.
 	for _, n := range []int{1, 3} {
