@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
 )
 
 // jobOfADeadReplicaTakenOver: a replica accepts an archive and never works on it (it died

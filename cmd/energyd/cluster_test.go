@@ -107,7 +107,13 @@ func jobPath(t *testing.T, b []byte) string {
 // waitJob polls the job until it is final and returns its state and OK operation count.
 func (c replicaClient) waitJob(path string) (string, int) {
 	c.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	return c.waitJobWithin(path, 60*time.Second)
+}
+
+// waitJobWithin is waitJob with its own time limit.
+func (c replicaClient) waitJobWithin(path string, within time.Duration) (string, int) {
+	c.t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		st, _, b := c.do("GET", path, "", nil)
 		var j struct {
@@ -129,7 +135,7 @@ func (c replicaClient) waitJob(path string) (string, int) {
 			c.t.Fatalf("job %s through %s: %d %s", path, c.d.addr, st, b)
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("job %s through %s not final within 60 s", path, c.d.addr)
+			c.t.Fatalf("job %s through %s not final within %v; its last log lines:\n%s", path, c.d.addr, within, c.d.recentLines())
 		}
 		time.Sleep(25 * time.Millisecond)
 	}

@@ -71,7 +71,8 @@ func killMidJob(t *testing.T, c *schema.LocalCluster, database string, ra, rb re
 		t.Fatalf("A finished the job (%s) before it was killed: make the archive larger", st)
 	}
 
-	st, ok := rb.waitJob(job)
+	// The whole archive is processed again by B: on a loaded machine that takes a while.
+	st, ok := rb.waitJobWithin(job, 3*time.Minute)
 	ops := takeoverFiles * takeoverIndexes
 	if st != "DONE" || ok != ops {
 		t.Fatalf("job after A was killed: %s with %d operations OK, want DONE with %d", st, ok, ops)
@@ -119,4 +120,17 @@ func metric(t *testing.T, r replicaClient, name string) string {
 		return ""
 	}
 	return string(m[1])
+}
+
+// recentLines drains the stderr lines the daemon logged and not yet read.
+func (d *daemon) recentLines() string {
+	var out []string
+	for {
+		select {
+		case l := <-d.lines:
+			out = append(out, l)
+		default:
+			return strings.Join(out, "\n")
+		}
+	}
 }
