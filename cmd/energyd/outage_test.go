@@ -231,11 +231,14 @@ func TestKilledStoreIsRestartedAndJobsFinish(t *testing.T) {
 }
 
 // drainLog returns the energyd log lines not read yet.
-func (e *embedded) drainLog() string {
+func (e *embedded) drainLog() string { return drainLines(e.lines) }
+
+// drainLines returns the lines waiting in a log channel, without waiting for more.
+func drainLines(lines chan string) string {
 	var out []string
 	for {
 		select {
-		case l := <-e.lines:
+		case l := <-lines:
 			out = append(out, l)
 		default:
 			return strings.Join(out, "\n")

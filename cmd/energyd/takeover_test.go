@@ -123,14 +123,4 @@ func metric(t *testing.T, r replicaClient, name string) string {
 }
 
 // recentLines drains the stderr lines the daemon logged and not yet read.
-func (d *daemon) recentLines() string {
-	var out []string
-	for {
-		select {
-		case l := <-d.lines:
-			out = append(out, l)
-		default:
-			return strings.Join(out, "\n")
-		}
-	}
-}
+func (d *daemon) recentLines() string { return drainLines(d.lines) }
