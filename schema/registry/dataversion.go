@@ -77,15 +77,25 @@ func (v *DataVersions) record(ctx context.Context, keys [][2]string) error {
 			return err
 		}
 	}
-	if err := b.Send(); err != nil {
-		return err
-	}
-	// Watch will see these rows: they are this process's changes, already counted.
+	// These rows are this process's changes, already counted: mark them applied before they
+	// become visible, or a poll running while Send returns would count them a second time.
 	v.mu.Lock()
+	before := make([]uint64, len(keys))
 	for i, k := range keys {
+		before[i] = v.applied[k]
 		v.applied[k] = max(v.applied[k], first+uint64(i))
 	}
 	v.mu.Unlock()
+	if err := b.Send(); err != nil {
+		v.mu.Lock()
+		for i, k := range keys {
+			if v.applied[k] == first+uint64(i) { // nothing newer applied meanwhile
+				v.applied[k] = before[i]
+			}
+		}
+		v.mu.Unlock()
+		return err
+	}
 	return nil
 }
 
