@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,16 +44,20 @@ func TestRunScriptPrintsAWorkingClickHouseLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An embedded server as energyd records it (its tables are in database energy), with
-	// credentials in the environment that energyd, and so the line, leaves aside.
-	embedded := chtest.Server(t)
+	// credentials in the environment that energyd, and so the line, leaves aside. The tests'
+	// store stands for it (a launched server, or one node of the launched cluster).
+	store, err := url.Parse(chtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	embeddedVar := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(embeddedVar, "clickhouse"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(embeddedVar, "clickhouse", "endpoint"), []byte(embedded.DSN("default")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(embeddedVar, "clickhouse", "endpoint"), []byte("clickhouse://"+store.Host+"/default\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ehost, eport, _ := net.SplitHostPort(embedded.Addr())
+	ehost, eport, _ := net.SplitHostPort(store.Host)
 	functions := runScriptFunction(t, "url_decode") + runScriptFunction(t, "clickhouse_client_line")
 	cases := []struct {
 		name string

@@ -20,8 +20,12 @@ const (
 // gasCandidateReadingsSQL is candidateReadingsSQL on the gas indexes (no dials), with each
 // record's index unit and kWh per index unit: 1 when the index is in kWh, else its conversion
 // factor to kWh, NaN when it has neither (such a reading closes an interval of unknown energy).
+//
+// Gas meters have no dials: the dial is an empty string made a full column (materialize), since
+// 18.16 refuses a constant column where the UNION ALL of the bracketing reads, through a
+// Distributed table on a cluster, meets the same column non-constant.
 var gasCandidateReadingsSQL = "SELECT " +
-	tables.List(tables.PodID, "'' AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
+	tables.List(tables.PodID, "materialize('') AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
 		"if("+tables.Unit+" = 'kWh', 1., if(has("+tables.ConversionUnits+", 'kWh'), "+
 			tables.ConversionFactors+"[indexOf("+tables.ConversionUnits+", 'kWh')], nan)) AS factor", tables.Unit) +
 	" FROM " + tables.GasIndexes + siteReadingsWhere
