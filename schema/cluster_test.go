@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"sync"
@@ -143,13 +144,19 @@ func TestClusterMigrationsTwiceAndConcurrently(t *testing.T) {
 
 // TestClusterKeepsASiteOnOneShard writes readings of several sites through node 1's Distributed
 // table and finds each site's rows on the shard of cityHash64(tenant_id, site_id) only, on both
-// of its replicas, and whole through every node's Distributed table.
+// of its replicas, and whole through every node's Distributed table; the shard computed in Go
+// (schema.SiteHash, the Distributed table's slots) is that shard, and ReadSite reads the
+// site's rows whole from it.
 func TestClusterKeepsASiteOnOneShard(t *testing.T) {
 	c := chtest.NeedCluster(t)
 	db := chtest.DB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	sites := []string{"S1", "S2", "S3", "S4", "S5", "S6"}
+	sites := []string{"S1", "S2", "S3", "S4", "S5", "S6", "", "site-0123456789", strings.Repeat("x", 17),
+		"Zürich-Ω", strings.Repeat("s", 64), strings.Repeat("long-site-", 30)}
+	for i := range 20 {
+		sites = append(sites, fmt.Sprintf("PDL-%014d", i*7919))
+	}
 	b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO elec_indexes (tenant_id, site_id, pod_id, ts, nature, generation_ts, dial, value, job_id)")
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +184,17 @@ func TestClusterKeepsASiteOnOneShard(t *testing.T) {
 		var shardIdx uint64 // 0-based shard of the site, as the Distributed table computes it
 		if err := db.Conn.QueryRow(ctx, "SELECT toUInt64(cityHash64('acme', ?) % 2)", s).Scan(&shardIdx); err != nil {
 			t.Fatal(err)
+		}
+		if got := schema.NewShardSlots([]uint32{1, 1}).Shard(schema.SiteHash("acme", s)); uint64(got) != shardIdx {
+			t.Errorf("site %q: shard %d computed in Go, ClickHouse put it on shard %d", s, got+1, shardIdx+1)
+		}
+		r := db.ReadSite("acme", s)
+		var read uint64
+		if err := r.Conn.QueryRow(ctx, "SELECT count() FROM "+r.Table("elec_indexes")+" WHERE tenant_id = 'acme' AND site_id = ?", s).Scan(&read); err != nil {
+			t.Fatal(err)
+		}
+		if read != 3 || r.Table("elec_indexes") != "elec_indexes_local" {
+			t.Errorf("site %q: ReadSite reads %d rows from %s, want 3 from elec_indexes_local", s, read, r.Table("elec_indexes"))
 		}
 		for i, n := range nodes {
 			var local, all uint64

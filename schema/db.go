@@ -17,6 +17,8 @@ type DB struct {
 	Cluster string // cluster name for ON CLUSTER DDL; empty on a single node
 	// Timeouts bound each call made through Conn.
 	Timeouts Timeouts
+	// shards reads a site from its own shard (cluster only; see ReadSite).
+	shards *shardReaders
 }
 
 // Open connects to the DSN (clickhouse://host:port/database?...) with DefaultTimeouts,
@@ -60,7 +62,14 @@ func OpenWithTimeouts(ctx context.Context, dsn string, cluster string, t Timeout
 		_ = conn.Close()
 		return nil, fmt.Errorf("ClickHouse at %v does not answer: %w", opts.Addr, err)
 	}
-	return &DB{Conn: instrument(conn, t), Name: database, Cluster: cluster, Timeouts: t}, nil
+	db := &DB{Conn: instrument(conn, t), Name: database, Cluster: cluster, Timeouts: t}
+	if cluster != "" {
+		if db.shards, err = openShardReaders(pctx, db.Conn, *opts, cluster, t); err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+	}
+	return db, nil
 }
 
 // tune sets pool limits suited to a service: fail fast when ClickHouse is down instead of
@@ -104,8 +113,13 @@ func createDatabase(ctx context.Context, opts clickhouse.Options, database, clus
 	return nil
 }
 
-// Close releases the pool.
-func (db *DB) Close() error { return db.Conn.Close() }
+// Close releases the pool (and the shards' pools on a cluster).
+func (db *DB) Close() error {
+	if db.shards != nil {
+		db.shards.close()
+	}
+	return db.Conn.Close()
+}
 
 // Ping reports whether ClickHouse answers within the context.
 func (db *DB) Ping(ctx context.Context) error { return db.Conn.Ping(ctx) }

@@ -164,7 +164,7 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	}
 	fetchReadings := func(ctx context.Context) (err error) {
 		bracket := strategy != StrategyNoEstimated
-		readings, err = resolveReadings(ctx, c.db, fl.readingsSQL, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, bracket, c.now())
+		readings, err = resolveReadings(ctx, c.db, fl, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, bracket, c.now())
 		return err
 	}
 	switch {

@@ -24,28 +24,37 @@ const (
 // Gas meters have no dials: the dial is an empty string made a full column (materialize), since
 // 18.16 refuses a constant column where the UNION ALL of the bracketing reads, through a
 // Distributed table on a cluster, meets the same column non-constant.
-var gasCandidateReadingsSQL = "SELECT " +
-	tables.List(tables.PodID, "materialize('') AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
-		"if("+tables.Unit+" = 'kWh', 1., if(has("+tables.ConversionUnits+", 'kWh'), "+
-			tables.ConversionFactors+"[indexOf("+tables.ConversionUnits+", 'kWh')], nan)) AS factor", tables.Unit) +
-	" FROM " + tables.GasIndexes + siteReadingsWhere
+func gasCandidateReadingsSQL(table string) string {
+	return "SELECT " +
+		tables.List(tables.PodID, "materialize('') AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
+			"if("+tables.Unit+" = 'kWh', 1., if(has("+tables.ConversionUnits+", 'kWh'), "+
+				tables.ConversionFactors+"[indexOf("+tables.ConversionUnits+", 'kWh')], nan)) AS factor", tables.Unit) +
+		" FROM " + table + siteReadingsWhere
+}
 
 // fluid is what differs between the fluids the one engine answers: where the readings are,
 // which tariff prices them, and how the answer states energy.
 type fluid struct {
 	name        string
-	readingsSQL string  // candidate readings in [?, ?]: candidateReadingsSQL or gasCandidateReadingsSQL
-	loadCurve   bool    // the fluid has load curves
-	volume      bool    // items carry the volume in the index unit
-	energyUnit  string  // units.energyMeter
-	perWh       float64 // output energy unit per Wh
+	readingsSQL func(table string) string // candidate readings in [?, ?]: candidateReadingsSQL or gasCandidateReadingsSQL
+	table       string                    // the sharded table the readings are in
+	loadCurve   bool                      // the fluid has load curves
+	volume      bool                      // items carry the volume in the index unit
+	energyUnit  string                    // units.energyMeter
+	perWh       float64                   // output energy unit per Wh
 }
 
 // fluids describes each fluid. Electricity indexes are Wh; gas indexes are volumes (or kWh)
 // whose energy is the later reading's kWh factor × the index difference, stated in kWh.
 var fluids = map[string]*fluid{
-	FluidElec: {name: FluidElec, readingsSQL: candidateReadingsSQL, loadCurve: true, energyUnit: UnitEnergy, perWh: 1},
-	FluidGas:  {name: FluidGas, readingsSQL: gasCandidateReadingsSQL, volume: true, energyUnit: UnitEnergyKWh, perWh: 0.001},
+	FluidElec: {name: FluidElec, readingsSQL: candidateReadingsSQL, table: tables.ElecIndexes, loadCurve: true, energyUnit: UnitEnergy, perWh: 1},
+	FluidGas:  {name: FluidGas, readingsSQL: gasCandidateReadingsSQL, table: tables.GasIndexes, volume: true, energyUnit: UnitEnergyKWh, perWh: 0.001},
+}
+
+// readingsOf is the fluid's candidate readings SQL on the table where site finds them (the
+// local table of the site's shard on a cluster).
+func (f *fluid) readingsOf(site schema.SiteReader) string {
+	return f.readingsSQL(site.Table(f.table))
 }
 
 // fluidOf returns the fluid of a request ("" is electricity).
@@ -101,7 +110,8 @@ func ReadingIntervals(ctx context.Context, db *schema.DB, site registry.Site, fl
 	if err != nil {
 		return nil, err
 	}
-	recs, err := queryRecords(ctx, db, fl.readingsSQL, site.TenantID, site.SiteID, allowedNatures(nil), from.UTC(), to.UTC())
+	reader := db.ReadSite(site.TenantID, site.SiteID)
+	recs, err := queryRecords(ctx, reader, fl.readingsOf(reader), site.TenantID, site.SiteID, allowedNatures(nil), from.UTC(), to.UTC())
 	if err != nil {
 		return nil, err
 	}

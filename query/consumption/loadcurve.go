@@ -28,11 +28,14 @@ const loadCurveLookback = 24 * time.Hour
 // candidatePointsSQL reads the site's stored points reaching into [from, to), every generation.
 // The winner per (pod, begin) is chosen in Go (resolvePoints): sorting a window's few thousand
 // rows there is cheaper than ClickHouse's ORDER BY … LIMIT 1 BY on 18.16. No FINAL (costly on
-// 18.16) and no dependence on merges: re-sent identical rows count once.
-var candidatePointsSQL = "SELECT " +
-	tables.List(tables.PodID, tables.BeginTS, tables.EndTS, tables.GenerationTS, tables.Value, tables.Reliability) +
-	" FROM " + tables.LoadCurvePoints +
-	" WHERE " + tables.TenantID + " = ? AND " + tables.SiteID + " = ? AND " + tables.BeginTS + " >= ? AND " + tables.BeginTS + " < ? AND " + tables.EndTS + " > ?"
+// 18.16) and no dependence on merges: re-sent identical rows count once. The table is the
+// argument: the site's reader names it (schema.SiteReader.Table).
+func candidatePointsSQL(table string) string {
+	return "SELECT " +
+		tables.List(tables.PodID, tables.BeginTS, tables.EndTS, tables.GenerationTS, tables.Value, tables.Reliability) +
+		" FROM " + table +
+		" WHERE " + tables.TenantID + " = ? AND " + tables.SiteID + " = ? AND " + tables.BeginTS + " >= ? AND " + tables.BeginTS + " < ? AND " + tables.EndTS + " > ?"
+}
 
 // storedPoint is one stored load-curve row.
 type storedPoint struct {
@@ -45,7 +48,8 @@ type storedPoint struct {
 // and begin.
 func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID string, from, to time.Time) ([]loadCurvePoint, error) {
 	from, to = from.UTC(), to.UTC()
-	rows, err := db.Conn.Query(ctx, candidatePointsSQL, tenantID, siteID, from.Add(-loadCurveLookback), to, from)
+	site := db.ReadSite(tenantID, siteID)
+	rows, err := site.Conn.Query(ctx, candidatePointsSQL(site.Table(tables.LoadCurvePoints)), tenantID, siteID, from.Add(-loadCurveLookback), to, from)
 	if err != nil {
 		return nil, fmt.Errorf("resolve load curve: %w", err)
 	}

@@ -67,9 +67,13 @@ func (r reading) estimated() bool { return r.priority == estimationPriority }
 // re-sent record is an identical row that the resolution counts once. Only contradictory data
 // (two rows of one identity, generationTs included, with different values) could tell merged
 // from unmerged parts apart: unmerged, the higher value wins, deterministically.
-var candidateReadingsSQL = "SELECT " +
-	tables.List(tables.PodID, tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value) +
-	" FROM " + tables.ElecIndexes + siteReadingsWhere
+//
+// The table is the argument: the site's reader names it (fluid.readingsOf).
+func candidateReadingsSQL(table string) string {
+	return "SELECT " +
+		tables.List(tables.PodID, tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value) +
+		" FROM " + table + siteReadingsWhere
+}
 
 // siteReadingsWhere keeps the site's index records (tenant ?, site ?) of a nature in ? with ts
 // in [?, ?].
@@ -179,9 +183,11 @@ const (
 // One query reads [from − 35 days, to + 35 days]; a second one runs only when a series (or the
 // whole site) has no reading in one of the margins, and fetches the nearest reading within
 // 400 days on that side (never after now: readings are not dated in the future).
-func resolveReadings(ctx context.Context, db *schema.DB, sql, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
+func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
 	from, to = from.UTC(), to.UTC()
-	recs, err := queryRecords(ctx, db, sql, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
+	site := db.ReadSite(tenantID, siteID)
+	sql := fl.readingsOf(site)
+	recs, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +212,7 @@ func resolveReadings(ctx context.Context, db *schema.DB, sql, tenantID, siteID s
 		parts = append(parts, sql)
 		args = append(args, tenantID, siteID, natures, to.Add(readingWindow+time.Second), to.Add(readingLookaround))
 	}
-	recs, err = queryRecords(ctx, db, strings.Join(parts, "\nUNION ALL\n"), args...)
+	recs, err = queryRecords(ctx, site, strings.Join(parts, "\nUNION ALL\n"), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -254,8 +260,9 @@ func missingBrackets(rs []reading, from, to time.Time) (before, after bool) {
 	return before, after
 }
 
-func queryRecords(ctx context.Context, db *schema.DB, sql string, args ...any) ([]record, error) {
-	rows, err := db.Conn.Query(ctx, sql, args...)
+// queryRecords runs candidate readings SQL (its table named by the site's reader).
+func queryRecords(ctx context.Context, site schema.SiteReader, sql string, args ...any) ([]record, error) {
+	rows, err := site.Conn.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("resolve index readings: %w", err)
 	}

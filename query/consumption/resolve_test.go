@@ -84,7 +84,8 @@ func TestResolveRecordsMatchesSQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, err := queryRecords(ctx, f.db, candidateReadingsSQL, fxTenant, fxSite, allowed, from, to)
+		site := f.db.ReadSite(fxTenant, fxSite)
+		recs, err := queryRecords(ctx, site, fluids[FluidElec].readingsOf(site), fxTenant, fxSite, allowed, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
