@@ -42,23 +42,11 @@ func expectedWh(seq int) int64 {
 }
 
 func archiveOf(seq int) []byte {
-	type reading struct {
-		SiteID       string           `json:"siteId"`
-		PodID        string           `json:"podId"`
-		Nature       string           `json:"nature"`
-		TS           string           `json:"ts"`
-		GenerationTS string           `json:"generationTs"`
-		Value        map[string]int64 `json:"value"`
+	index := make([]int64, readingsPerArchive)
+	for k := range index {
+		index[k] = indexOf(seq, k)
 	}
-	var rs []reading
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for k := range readingsPerArchive {
-		ts := t0.Add(time.Duration(k) * time.Hour)
-		rs = append(rs, reading{SiteID: site, PodID: podOf(seq), Nature: "MKT_SMART_DISTRIBUTOR", TS: ts.Format(time.RFC3339),
-			GenerationTS: ts.Add(time.Hour).Format(time.RFC3339), Value: map[string]int64{"1": indexOf(seq, k)}})
-	}
-	body, _ := json.Marshal(map[string]any{"smartElecIndexes": rs})
-	return daemon.Archive("readings.json", body)
+	return daemon.HourlyIndexArchive(site, podOf(seq), time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), index)
 }
 
 // ledger is what the clients saw: every archive sent, and the job of each one answered 200.

@@ -245,6 +245,27 @@ func New(ctx context.Context, s Setup) (d *Daemon, cleanup func(), err error) {
 		LogPath: filepath.Join(tmp, "energyd.log"), Extra: s.Extra}, cleanup, nil
 }
 
+// HourlyIndexArchive is an archive of one pod's smart distributor indexes (dial "1"), one an hour
+// from the first hour: index[k] is the value read at first + k hours, generated an hour later.
+func HourlyIndexArchive(siteID, podID string, first time.Time, index []int64) []byte {
+	type reading struct {
+		SiteID       string           `json:"siteId"`
+		PodID        string           `json:"podId"`
+		Nature       string           `json:"nature"`
+		TS           string           `json:"ts"`
+		GenerationTS string           `json:"generationTs"`
+		Value        map[string]int64 `json:"value"`
+	}
+	rs := make([]reading, len(index))
+	for k, v := range index {
+		ts := first.Add(time.Duration(k) * time.Hour)
+		rs[k] = reading{SiteID: siteID, PodID: podID, Nature: "MKT_SMART_DISTRIBUTOR", TS: ts.Format(time.RFC3339),
+			GenerationTS: ts.Add(time.Hour).Format(time.RFC3339), Value: map[string]int64{"1": v}}
+	}
+	body, _ := json.Marshal(map[string]any{"smartElecIndexes": rs})
+	return Archive("readings.json", body)
+}
+
 // Archive is a .tar.gz holding one file.
 func Archive(name string, body []byte) []byte {
 	var tb, gb bytes.Buffer

@@ -178,23 +178,11 @@ func randomRange(rng *rand.Rand) string {
 // archiveOfDay holds day's 24 hourly readings of the site's meter (1 kWh an hour), so the
 // data grows and every ingest changes the site's answers.
 func archiveOfDay(day int) []byte {
-	type reading struct {
-		SiteID       string           `json:"siteId"`
-		PodID        string           `json:"podId"`
-		Nature       string           `json:"nature"`
-		TS           string           `json:"ts"`
-		GenerationTS string           `json:"generationTs"`
-		Value        map[string]int64 `json:"value"`
+	index := make([]int64, 24)
+	for h := range index {
+		index[h] = int64(day*24+h) * 1000
 	}
-	var rs []reading
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, day)
-	for h := range 24 {
-		ts := t0.Add(time.Duration(h) * time.Hour)
-		rs = append(rs, reading{SiteID: site, PodID: "SOAK-1", Nature: "MKT_SMART_DISTRIBUTOR", TS: ts.Format(time.RFC3339),
-			GenerationTS: ts.Add(time.Hour).Format(time.RFC3339), Value: map[string]int64{"1": int64(day*24+h) * 1000}})
-	}
-	body, _ := json.Marshal(map[string]any{"smartElecIndexes": rs})
-	return daemon.Archive("readings.json", body)
+	return daemon.HourlyIndexArchive(site, "SOAK-1", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, day), index)
 }
 
 // client sends the load and keeps, per kind of request, the statuses and latencies.
