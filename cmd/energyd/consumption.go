@@ -8,10 +8,14 @@ import (
 	"energy/schema/registry"
 )
 
-// consumptions builds the consumption engine of both fluids behind its result cache, sized by
-// the flags.
-func (c config) consumptions(db *schema.DB, reg *registry.Store) apidocs.ConsumptionService {
-	engine := consumption.NewEngine(db, reg, c.CarbonCoefficient).WithGasCarbon(c.GasCarbonCoefficient)
+// engine is the one consumption engine of both fluids: the API, the heating budgeter and the
+// targets' checker share it (and so its tariff cache).
+func (c config) engine(db *schema.DB, reg *registry.Store) *consumption.Engine {
+	return consumption.NewEngine(db, reg, c.CarbonCoefficient).WithGasCarbon(c.GasCarbonCoefficient)
+}
+
+// consumptions puts the engine behind its result cache, sized by the flags.
+func (c config) consumptions(engine *consumption.Engine, reg *registry.Store) apidocs.ConsumptionService {
 	return consumption.NewCached(engine, reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
 }
 
@@ -23,6 +27,6 @@ func (c config) budgets(budgeter *heating.Budgeter, reg *registry.Store) *heatin
 
 // budgeter fits the heating model; the budget endpoints and the recommendation engine's
 // SITE_ID input share it.
-func (c config) budgeter(db *schema.DB, reg *registry.Store) *heating.Budgeter {
-	return heating.NewBudgeter(db, reg, consumption.NewEngine(db, reg, c.CarbonCoefficient))
+func (c config) budgeter(db *schema.DB, reg *registry.Store, engine *consumption.Engine) *heating.Budgeter {
+	return heating.NewBudgeter(db, reg, engine)
 }

@@ -18,7 +18,6 @@ import (
 
 	"energy/apidocs"
 	"energy/query/advices"
-	"energy/query/consumption"
 	"energy/query/targets"
 	"energy/schema"
 	"energy/schema/registry"
@@ -118,18 +117,19 @@ func run() error {
 	reg := registry.New(db)
 	go reg.WatchTokens(ctx, tokenWatchInterval)
 	go reg.Versions.Watch(ctx, dataVersionWatchInterval, log)
+	engine := cfg.engine(db, reg)
 	outbox, targetStore := targets.NewOutbox(db), targets.NewStore(db)
 	sender, err := startNotifications(cfg, outbox, reg, log)
 	if err != nil {
 		return err
 	}
-	checker := targets.NewChecker(targetStore, outbox, reg, consumption.NewEngine(db, reg, cfg.CarbonCoefficient), sender.Wake, log)
+	checker := targets.NewChecker(targetStore, outbox, reg, engine, sender.Wake, log)
 	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, log)
 	if err != nil {
 		return err
 	}
-	budgeter := cfg.budgeter(db, reg)
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(db, reg), Budgets: cfg.budgets(budgeter, reg), Jobs: jobs, Logger: log,
+	budgeter := cfg.budgeter(db, reg, engine)
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(engine, reg), Budgets: cfg.budgets(budgeter, reg), Jobs: jobs, Logger: log,
 		Targets: targetStore, Outbox: outbox, UploadRate: apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace}}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.
