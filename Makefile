@@ -68,10 +68,26 @@ bench-ingest:
 	$(GO) run ./bench/ingest --out bench/results/ingest.md
 
 # Consumption endpoint on 1,000 sites × one year: computed vs cached vs direct SQL latency and
-# cached throughput; the data set is generated once under var/bench; writes bench/results/consumption.md.
-.PHONY: bench
-bench:
+# cached throughput (a Go generator, and Debian's wrk, installed when absent and run as root);
+# the data set is generated once under var/bench; writes bench/results/consumption.md.
+.PHONY: bench wrk
+bench: wrk
 	$(GO) run ./bench/cmd/consbench --out bench/results/consumption.md
+
+wrk:
+	@command -v wrk >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing wrk"; export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq wrk >/dev/null; \
+	  else echo "wrk is not installed (apt-get install wrk): cached throughput by the Go generator only"; fi; }
+
+# The consumption requests at SCALE_SITES fleet sizes (one year each): computed p50/p99, cached
+# p50 and ClickHouse's read rows/bytes per request (system.query_log), and how they grow with
+# the fleet. Each size's data set is generated once under var/bench-scale/<sites> and reused
+# (10,000 sites: 176 M load-curve points, about 0.8 GB on disk). Writes bench/results/scale.md.
+SCALE_SITES ?= 100,1000,10000
+.PHONY: bench-scale
+bench-scale:
+	$(GO) run ./bench/cmd/consbench --scale $(SCALE_SITES) --runs 200 --log-requests 20 --out bench/results/scale.md
 
 # Budget matrix of one heating site-year of the same data set: computed vs cached latency beside
 # the model's two reads as direct SQL; writes bench/results/budget.md.
@@ -118,9 +134,16 @@ soak:
 # and into a throwaway PostgreSQL (Debian's postgresql package, installed when absent; initdb in
 # a temp dir, port 25432-25439, user postgres when run as root; removed at the end); prints the
 # table and a closing "pg-ratio ..." line; writes bench/results/postgres.md. Not part of make test.
+# PG_SITES / PG_DIR choose the data set: `make bench-pg PG_SITES=10000 PG_DIR=var/bench-scale/10000
+# PG_LOAD= PG_OUT=bench/results/postgres-10000.md` reuses bench-scale's 10,000 sites (PG_LOAD empty:
+# no ClickHouse reload; the recorded load time is shown).
+PG_SITES ?= 1000
+PG_DIR   ?= ./var/bench
+PG_LOAD  ?= --regenerate
+PG_OUT   ?= bench/results/postgres.md
 .PHONY: bench-pg
 bench-pg:
 	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { \
 	  echo "installing postgresql"; export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
-	$(GO) run ./bench/cmd/consbench --postgres --regenerate --out bench/results/postgres.md
+	$(GO) run ./bench/cmd/consbench --postgres --sites $(PG_SITES) --dir $(PG_DIR) $(PG_LOAD) --out $(PG_OUT)

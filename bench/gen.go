@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
 	"energy/schema"
 	"energy/schema/registry"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Data set of the consumption benchmark: one tenant, one HPHC tariff and Sites sites, each with
@@ -86,8 +89,11 @@ func Tariff(year int) registry.Tariff {
 }
 
 // Generate loads the data set: the tariff and sites through the registry, the readings with
-// column-wise PrepareBatch inserts of SitesPerBatch sites each. progress, when not nil, gets
-// the number of sites loaded so far.
+// column-wise PrepareBatch inserts of SitesPerBatch sites each. Batches are generated in Go
+// while earlier ones are inserted, by loadInserts inserts at a time (one insert keeps one
+// ClickHouse core busy), so that a large fleet (10,000 sites: 176 M points) loads at the
+// server's rate rather than at the sum of both. progress, when not nil, gets the number of
+// sites loaded so far.
 func Generate(ctx context.Context, db *schema.DB, reg *registry.Store, s Spec, progress func(done int)) error {
 	if err := reg.PutTariff(ctx, Tariff(s.Year)); err != nil {
 		return fmt.Errorf("tariff: %w", err)
@@ -95,24 +101,55 @@ func Generate(ctx context.Context, db *schema.DB, reg *registry.Store, s Spec, p
 	if err := putSites(ctx, reg, s.Sites); err != nil {
 		return err
 	}
-	for first := 0; first < s.Sites; first += SitesPerBatch {
-		last := min(first+SitesPerBatch, s.Sites)
-		curve, idx, err := GenerateSites(first, last, s.Year)
-		if err != nil {
-			return err
-		}
-		if err := curve.insert(ctx, db); err != nil {
-			return fmt.Errorf("load curves of sites %d-%d: %w", first, last-1, err)
-		}
-		if err := idx.insert(ctx, db); err != nil {
-			return fmt.Errorf("indexes of sites %d-%d: %w", first, last-1, err)
-		}
-		if progress != nil {
-			progress(last)
-		}
+	g, ctx := errgroup.WithContext(ctx)
+	type batch struct {
+		first, last int
+		curve       *CurveColumns
+		idx         *IndexColumns
 	}
-	return nil
+	batches := make(chan batch)
+	g.Go(func() error {
+		defer close(batches)
+		for first := 0; first < s.Sites; first += SitesPerBatch {
+			b := batch{first: first, last: min(first+SitesPerBatch, s.Sites)}
+			var err error
+			if b.curve, b.idx, err = GenerateSites(b.first, b.last, s.Year); err != nil {
+				return err
+			}
+			select {
+			case batches <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	var mu sync.Mutex
+	done := 0
+	for range loadInserts {
+		g.Go(func() error {
+			for b := range batches {
+				if err := b.curve.insert(ctx, db); err != nil {
+					return fmt.Errorf("load curves of sites %d-%d: %w", b.first, b.last-1, err)
+				}
+				if err := b.idx.insert(ctx, db); err != nil {
+					return fmt.Errorf("indexes of sites %d-%d: %w", b.first, b.last-1, err)
+				}
+				mu.Lock()
+				done += b.last - b.first
+				if progress != nil {
+					progress(done)
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
+
+// loadInserts is how many batches Generate inserts at once.
+const loadInserts = 2
 
 func putSites(ctx context.Context, reg *registry.Store, n int) error {
 	var wg sync.WaitGroup
@@ -159,6 +196,11 @@ func GenerateSites(first, last, year int) (*CurveColumns, *IndexColumns, error) 
 	}
 	var curve CurveColumns
 	var idx IndexColumns
+	// Columns sized up front: growing them by append copied each ~10 times over (most of the
+	// generator's time).
+	spec := Spec{Sites: last - first, Year: year}
+	curve.grow(spec.Sites * spec.PointsPerSite())
+	idx.grow(spec.Sites * spec.IndexesPerSite())
 	for i := first; i < last; i++ {
 		generateSite(i, year, loc, &curve, &idx)
 	}
@@ -212,6 +254,17 @@ type CurveColumns struct {
 	Reliability                 []uint8
 }
 
+func (c *CurveColumns) grow(n int) {
+	for _, col := range []*[]string{&c.Tenant, &c.Site, &c.Pod, &c.Job} {
+		*col = slices.Grow(*col, n)
+	}
+	for _, col := range []*[]time.Time{&c.Begin, &c.End, &c.Generation, &c.Day} {
+		*col = slices.Grow(*col, n)
+	}
+	c.Value = slices.Grow(c.Value, n)
+	c.Reliability = slices.Grow(c.Reliability, n)
+}
+
 func (c *CurveColumns) add(site, pod string, begin time.Time, watts int64, localDay time.Time) {
 	c.Tenant = append(c.Tenant, Tenant)
 	c.Site = append(c.Site, site)
@@ -236,6 +289,16 @@ type IndexColumns struct {
 	TS, Generation                       []time.Time
 	IndexBeforeChange                    []uint8
 	Value                                []int64 // Wh
+}
+
+func (c *IndexColumns) grow(n int) {
+	for _, col := range []*[]string{&c.Tenant, &c.Site, &c.Pod, &c.Nature, &c.Dial, &c.Job} {
+		*col = slices.Grow(*col, n)
+	}
+	c.TS = slices.Grow(c.TS, n)
+	c.Generation = slices.Grow(c.Generation, n)
+	c.IndexBeforeChange = slices.Grow(c.IndexBeforeChange, n)
+	c.Value = slices.Grow(c.Value, n)
 }
 
 func (c *IndexColumns) add(site, pod string, ts time.Time, index map[string]int64) {

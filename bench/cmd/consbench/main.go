@@ -4,10 +4,12 @@
 // cached, beside the same aggregation run directly with clickhouse-client, then cached
 // throughput under concurrent load. It writes a markdown table (bench/results/consumption.md).
 // With --postgres it compares instead the same data in a throwaway PostgreSQL, ClickHouse direct
-// SQL and the service without its result cache (bench/results/postgres.md).
+// SQL and the service without its result cache (bench/results/postgres.md). With --scale it
+// measures the same requests at several fleet sizes (bench/results/scale.md).
 //
 //	go run ./bench/cmd/consbench            # or: make bench
 //	go run ./bench/cmd/consbench --postgres --regenerate --out bench/results/postgres.md   # or: make bench-pg
+//	go run ./bench/cmd/consbench --scale 100,1000,10000 --out bench/results/scale.md     # or: make bench-scale
 //
 // The data set is generated once under --dir and reused by later runs.
 package main
@@ -46,6 +48,7 @@ type options struct {
 	regenerate, skipWrk       bool
 	postgres                  bool // compare with PostgreSQL instead (make bench-pg)
 	budget                    bool // measure the budget matrix instead (make bench-budget)
+	scale, scaleDir           string
 	pgRounds, scanRuns        int
 	logRequests               int
 }
@@ -67,9 +70,11 @@ func main() {
 	flag.BoolVar(&o.skipWrk, "skip-wrk", false, "do not run wrk even when installed")
 	flag.BoolVar(&o.postgres, "postgres", false, "compare with a throwaway PostgreSQL instead: per-site answers, all-sites scans, load and disk (make bench-pg)")
 	flag.BoolVar(&o.budget, "budget", false, "measure the budget matrix of one heating site-year instead, cold and cached, beside the model's two reads as direct SQL (make bench-budget)")
+	flag.StringVar(&o.scale, "scale", "", "measure instead at these fleet sizes (comma-separated, e.g. 100,1000,10000), one data set per size under --scale-dir (make bench-scale)")
+	flag.StringVar(&o.scaleDir, "scale-dir", "./var/bench-scale", "with --scale: directory holding one data set directory per size")
 	flag.IntVar(&o.pgRounds, "pg-rounds", 200, "with --postgres: rounds of per-site requests (DAYS, MONTHS, HOURS on each store)")
 	flag.IntVar(&o.scanRuns, "scan-runs", 5, "with --postgres: runs of each all-sites scan on each store")
-	flag.IntVar(&o.logRequests, "log-requests", 20, "with --postgres: requests of each kind measured in system.query_log")
+	flag.IntVar(&o.logRequests, "log-requests", 20, "with --postgres or --scale: requests of each kind measured in system.query_log")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -80,6 +85,8 @@ func main() {
 		runner = runPostgres
 	case o.budget:
 		runner = runBudget
+	case o.scale != "":
+		runner = runScale
 	}
 	if err := runner(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "consbench:", err)
@@ -142,9 +149,10 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 		}
 		spec := r.spec
 		logf("generating %d sites × 1 year (%d load-curve points and %d indexes each)...", spec.Sites, spec.PointsPerSite(), spec.IndexesPerSite())
+		every := max(200, spec.Sites/10/bench.SitesPerBatch*bench.SitesPerBatch) // about ten progress lines
 		start := time.Now()
 		err := bench.Generate(ctx, db, reg, spec, func(done int) {
-			if done%200 == 0 || done == spec.Sites {
+			if done%every == 0 || done == spec.Sites {
 				logf("  %d sites loaded (%.0f s)", done, time.Since(start).Seconds())
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"energy/bench"
+	"energy/schema"
 )
 
 // queryLogStats is what system.query_log recorded for a batch of requests, per request.
@@ -97,23 +98,38 @@ func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
 		}
 		todo = append(todo, pending{&s.direct, w, 1})
 	}
-	if err := p.ch.Conn.Exec(ctx, "SYSTEM FLUSH LOGS"); err != nil {
+	if err := flushQueryLog(ctx, p.ch); err != nil {
 		return err
 	}
 	for _, t := range todo {
-		var count, rows, bytes, ms uint64
-		err := p.ch.Conn.QueryRow(ctx, `SELECT count(), sum(read_rows), sum(read_bytes), sum(query_duration_ms) FROM system.query_log
-WHERE type = 2 AND event_date >= toDate(?) AND event_time >= ? AND event_time <= ?`, t.w.from, t.w.from, t.w.to).Scan(&count, &rows, &bytes, &ms)
+		stats, err := loggedPerRequest(ctx, p.ch, t.w, t.n)
 		if err != nil {
-			return fmt.Errorf("system.query_log: %w", err)
+			return err
 		}
-		if count < uint64(t.n) {
-			return fmt.Errorf("system.query_log holds %d finished queries for %d requests between %s and %s", count, t.n, t.w.from.Format(time.TimeOnly), t.w.to.Format(time.TimeOnly))
-		}
-		f := float64(t.n)
-		*t.stats = queryLogStats{requests: t.n, queries: float64(count) / f, readRows: float64(rows) / f, readBytes: float64(bytes) / f, durationMs: float64(ms) / f}
+		*t.stats = stats
 	}
 	return nil
+}
+
+// flushQueryLog makes the queries logged so far readable in system.query_log.
+func flushQueryLog(ctx context.Context, db *schema.DB) error {
+	return db.Conn.Exec(ctx, "SYSTEM FLUSH LOGS")
+}
+
+// loggedPerRequest reads what system.query_log holds for the n requests run in window w (after
+// flushQueryLog), per request.
+func loggedPerRequest(ctx context.Context, db *schema.DB, w logWindow, n int) (queryLogStats, error) {
+	var count, rows, bytes, ms uint64
+	err := db.Conn.QueryRow(ctx, `SELECT count(), sum(read_rows), sum(read_bytes), sum(query_duration_ms) FROM system.query_log
+WHERE type = 2 AND event_date >= toDate(?) AND event_time >= ? AND event_time <= ?`, w.from, w.from, w.to).Scan(&count, &rows, &bytes, &ms)
+	if err != nil {
+		return queryLogStats{}, fmt.Errorf("system.query_log: %w", err)
+	}
+	if count < uint64(n) {
+		return queryLogStats{}, fmt.Errorf("system.query_log holds %d finished queries for %d requests between %s and %s", count, n, w.from.Format(time.TimeOnly), w.to.Format(time.TimeOnly))
+	}
+	f := float64(n)
+	return queryLogStats{requests: n, queries: float64(count) / f, readRows: float64(rows) / f, readBytes: float64(bytes) / f, durationMs: float64(ms) / f}, nil
 }
 
 func scenarioNamed(all []scenario, name string) scenario {
