@@ -67,6 +67,14 @@ stop:
 bench-ingest:
 	$(GO) run ./bench/ingest --out bench/results/ingest.md
 
+# Reads during ingest: dashboards poll computed (cache off) and cached consumption answers of a
+# 200-site data set, 30 s idle, then 30 s while 4 uploaders replay the two largest archives;
+# read p50/p99 idle vs under ingest, ingest rows/s, failed requests (about 2 minutes in all);
+# writes bench/results/mixed.md.
+.PHONY: bench-mixed
+bench-mixed:
+	$(GO) run ./bench/ingest --mixed --out bench/results/mixed.md
+
 # Consumption endpoint on 1,000 sites × one year: computed vs cached vs direct SQL latency and
 # cached throughput (a Go generator, and Debian's wrk, installed when absent and run as root);
 # the data set is generated once under var/bench; writes bench/results/consumption.md.

@@ -1,9 +1,11 @@
 // Command ingest measures, in one run, the end-to-end time (POST to DONE) of the two largest
 // archives the collection limits allow against a launched energyd on a launched ClickHouse,
 // and the rate of clickhouse-client inserting the same rows as JSONEachRow; it writes the
-// table to bench/results/ingest.md.
+// table to bench/results/ingest.md. With --mixed it measures instead dashboards' reads while
+// several uploaders replay those archives continuously (bench/results/mixed.md).
 //
 //	go run ./bench/ingest [--runs 3] [--out bench/results/ingest.md]
+//	go run ./bench/ingest --mixed [--phase 30s] --out bench/results/mixed.md   # reads during ingest
 package main
 
 import (
@@ -29,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"energy/bench/daemon"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -49,6 +52,8 @@ type options struct {
 	workers   int
 	keep      bool
 	dsn       string
+	mixed     mixedOptions
+	mixedRun  bool
 }
 
 func main() {
@@ -59,13 +64,25 @@ func main() {
 	flag.StringVar(&o.clientBin, "clickhouse-client", "clickhouse-client", "clickhouse-client binary")
 	flag.IntVar(&o.workers, "workers", 2, "energyd --workers")
 	flag.StringVar(&o.dsn, "clickhouse-dsn", "", "use this ClickHouse (database energy, and one database per clickhouse-client run) instead of launching one")
+	flag.BoolVar(&o.mixedRun, "mixed", false, "measure reads during ingest instead (make bench-mixed): dashboards poll consumption answers, idle then while uploaders replay the archives")
+	flag.IntVar(&o.mixed.readSites, "read-sites", 200, "with --mixed: sites × one year of consumption data the dashboards read")
+	flag.DurationVar(&o.mixed.phase, "phase", 30*time.Second, "with --mixed: length of the idle phase and of the ingest phase")
+	flag.IntVar(&o.mixed.uploaders, "uploaders", 4, "with --mixed: concurrent uploaders replaying the archives")
+	flag.IntVar(&o.mixed.computedClients, "computed-clients", 4, "with --mixed: dashboards asking computed answers")
+	flag.IntVar(&o.mixed.cachedClients, "cached-clients", 4, "with --mixed: dashboards asking cached answers")
+	flag.DurationVar(&o.mixed.computedEvery, "computed-every", 250*time.Millisecond, "with --mixed: poll interval of each computed dashboard")
+	flag.DurationVar(&o.mixed.cachedEvery, "cached-every", 20*time.Millisecond, "with --mixed: poll interval of each cached dashboard")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (ClickHouse data, energyd log, JSONEachRow files)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench-ingest: ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o); err != nil {
+	runner := run
+	if o.mixedRun {
+		runner = runMixed
+	}
+	if err := runner(ctx, o); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -101,10 +118,8 @@ func run(ctx context.Context, o options) error {
 	if o.energyd == "" {
 		o.energyd = filepath.Join(tmp, "energyd")
 		log.Printf("building energyd")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", o.energyd, "./cmd/energyd")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go build ./cmd/energyd (run from the repository root): %w", err)
+		if err := daemon.Build(ctx, o.energyd); err != nil {
+			return err
 		}
 	}
 
@@ -126,7 +141,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	log.Printf("starting energyd (%d workers)", o.workers)
-	api, stopEnergyd, err := startEnergyd(ctx, o, tmp, dsn)
+	api, stopEnergyd, err := startEnergyd(ctx, o, filepath.Join(tmp, "energyd"), dsn)
 	if err != nil {
 		return err
 	}
@@ -137,11 +152,8 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	for i := range sites {
-		id, sc, pc := benchSite(i)
-		if err := reg.PutSite(ctx, registry.Site{TenantID: tenant, SiteID: id, SiteCustomerID: sc, PersonCustomerID: pc}); err != nil {
-			return err
-		}
+	if err := putSites(ctx, reg); err != nil {
+		return err
 	}
 
 	// One small archive first, so that the measured jobs do not pay for connection set-up.
@@ -229,21 +241,36 @@ func run(ctx context.Context, o options) error {
 	return os.WriteFile(o.out, []byte(md), 0o644)
 }
 
-// startEnergyd launches the binary on a free port against the ClickHouse database and waits
-// for /readyz.
-func startEnergyd(ctx context.Context, o options, tmp, dsn string) (string, func(), error) {
+// putSites registers the archives' sites in the benchmark's tenant.
+func putSites(ctx context.Context, reg *registry.Store) error {
+	for i := range sites {
+		id, sc, pc := benchSite(i)
+		if err := reg.PutSite(ctx, registry.Site{TenantID: tenant, SiteID: id, SiteCustomerID: sc, PersonCustomerID: pc}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startEnergyd launches the binary on a free port against the ClickHouse database, with its
+// data dir and log under dir and the extra flags, and waits for /readyz.
+func startEnergyd(ctx context.Context, o options, dir, dsn string, extra ...string) (string, func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}
 	addr := l.Addr().String()
 	l.Close()
-	logf, err := os.Create(filepath.Join(tmp, "energyd.log"))
+	logf, err := os.Create(filepath.Join(dir, "energyd.log"))
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(o.energyd, "--listen", addr, "--advice-listen", "", "--data-dir", filepath.Join(tmp, "energyd-data"),
-		"--clickhouse-dsn", dsn, "--workers", strconv.Itoa(o.workers), "--log-level", "warn")
+	args := []string{"--listen", addr, "--advice-listen", "", "--data-dir", filepath.Join(dir, "data"),
+		"--clickhouse-dsn", dsn, "--workers", strconv.Itoa(o.workers), "--log-level", "warn"}
+	cmd := exec.Command(o.energyd, append(args, extra...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {

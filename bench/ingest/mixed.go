@@ -1,0 +1,409 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"energy/bench"
+	"energy/bench/daemon"
+	"energy/schema"
+	"energy/schema/registry"
+)
+
+// targetMixedP99 bounds a read's p99 while archives are ingested, as a multiple of its p99 on
+// the idle service measured in the same run.
+const targetMixedP99 = 2.0
+
+// mixedOptions size the reads-during-ingest run (make bench-mixed).
+type mixedOptions struct {
+	readSites       int           // sites × one year of the consumption data set the dashboards read
+	phase           time.Duration // length of the idle phase and of the ingest phase
+	uploaders       int           // concurrent uploaders (marketers), each replaying the largest archives
+	computedClients int           // dashboards asking computed answers (result cache off)
+	cachedClients   int           // dashboards asking cached answers
+	computedEvery   time.Duration // each computed dashboard's poll interval
+	cachedEvery     time.Duration // each cached dashboard's poll interval
+}
+
+// readKind is one kind of dashboard read.
+type readKind int
+
+const (
+	readComputed readKind = iota
+	readCached
+)
+
+var (
+	readKindNames  = [...]string{"computed (cache off), DAYS of a random site's year", "cached, DAYS of one site's year"}
+	readKindShorts = [...]string{"computed", "cached"}
+)
+
+// readStats is what the dashboards saw in one phase.
+type readStats struct {
+	latencies [2][]time.Duration // by readKind
+	failed    [2]int             // transport errors and non-200 answers
+	unexpect  [2]int             // 200 answers whose X-Cache was not the one the kind expects
+}
+
+// replayStats is the bookkeeping of the archives replayed during the ingest phase.
+type replayStats struct {
+	submitted, done, failed int
+	rows                    int64
+	jobTimes                []time.Duration // POST to DONE
+	first, last             time.Time       // phase start, last job DONE
+	errs                    []string        // the first few failures, for the report
+}
+
+// record adds one replayed archive's outcome.
+func (r *replayStats) record(a *benchArchive, elapsed time.Duration, end time.Time, err error) {
+	r.submitted++
+	if err != nil {
+		r.failed++
+		if len(r.errs) < 3 {
+			r.errs = append(r.errs, err.Error())
+		}
+		return
+	}
+	r.done++
+	r.rows += int64(a.Rows)
+	r.jobTimes = append(r.jobTimes, elapsed)
+	if end.After(r.last) {
+		r.last = end
+	}
+}
+
+// rowsPerSecond is the rows stored by DONE jobs over the time from the phase start to the last
+// job DONE: the rate the service sustained while it was read.
+func (r *replayStats) rowsPerSecond() float64 {
+	if r.done == 0 || !r.last.After(r.first) {
+		return 0
+	}
+	return float64(r.rows) / r.last.Sub(r.first).Seconds()
+}
+
+func (r *replayStats) archivesPerSecond() float64 {
+	if r.done == 0 || !r.last.After(r.first) {
+		return 0
+	}
+	return float64(r.done) / r.last.Sub(r.first).Seconds()
+}
+
+// runMixed is --mixed: one energyd with its result cache takes the uploads and the cached
+// reads, a second one on the same ClickHouse with its cache off serves the computed reads;
+// dashboards poll both for a phase with no ingest, then for a phase in which uploaders replay
+// the largest archives continuously.
+func runMixed(ctx context.Context, o options) error {
+	m := o.mixed
+	tmp, err := os.MkdirTemp("", "bench-mixed-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		log.Printf("temporary files kept in %s", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	log.Printf("generating the archives")
+	smart, err := smartIndexArchive()
+	if err != nil {
+		return err
+	}
+	curves, err := loadCurveArchive()
+	if err != nil {
+		return err
+	}
+	archives := []*benchArchive{&smart, &curves}
+	if o.energyd == "" {
+		o.energyd = filepath.Join(tmp, "energyd")
+		log.Printf("building energyd")
+		if err := daemon.Build(ctx, o.energyd); err != nil {
+			return err
+		}
+	}
+	log.Printf("starting ClickHouse")
+	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
+	if err != nil {
+		return err
+	}
+	if ch != nil {
+		defer ch.Stop()
+	}
+	db, err := schema.OpenWithTimeouts(ctx, dsn, "", schema.Timeouts{Read: 10 * time.Minute, Write: 10 * time.Minute, Migrate: 10 * time.Minute})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx, nil); err != nil {
+		return err
+	}
+	reg := registry.New(db)
+	log.Printf("loading the dashboards' data: %d sites × one year", m.readSites)
+	spec := bench.Spec{Sites: m.readSites, Year: readYear}
+	if err := bench.Generate(ctx, db, reg, spec, nil); err != nil {
+		return err
+	}
+	if err := bench.Optimize(ctx, db); err != nil {
+		return err
+	}
+	if err := putSites(ctx, reg); err != nil {
+		return err
+	}
+	log.Printf("starting energyd: one with its result cache (uploads, cached reads), one without (computed reads)")
+	api, stopA, err := startEnergyd(ctx, o, filepath.Join(tmp, "energyd-a"), dsn)
+	if err != nil {
+		return err
+	}
+	defer stopA()
+	apiCold, stopB, err := startEnergyd(ctx, o, filepath.Join(tmp, "energyd-b"), dsn, "--cache-entries", "0")
+	if err != nil {
+		return err
+	}
+	defer stopB()
+	upToken, _, err := reg.CreateToken(ctx, tenant, []string{"collect", "read"}, 24*time.Hour, "bench-mixed")
+	if err != nil {
+		return err
+	}
+	readToken, _, err := reg.CreateToken(ctx, bench.Tenant, []string{"read"}, 24*time.Hour, "bench-mixed-dashboards")
+	if err != nil {
+		return err
+	}
+	if _, err := submitAndWait(ctx, api, upToken, warmupArchive()); err != nil {
+		return fmt.Errorf("warm-up archive: %w", err)
+	}
+	d := &dashboards{m: m, client: &http.Client{Timeout: time.Minute}, token: readToken,
+		computedURL: func(rng *rand.Rand) string { return apiCold + daysYearPath(bench.SiteID(rng.IntN(m.readSites))) },
+		cachedURL:   api + daysYearPath(bench.SiteID(m.readSites/2))}
+	if st, b, _, err := d.get(d.cachedURL); err != nil || st != http.StatusOK { // fills the cache
+		return fmt.Errorf("cached read: %d %s %v", st, trim(b), err)
+	}
+	log.Printf("idle phase: %s of reads", m.phase)
+	idle := d.poll(ctx, m.phase, nil)
+	log.Printf("ingest phase: %s of reads while %d uploaders replay the archives", m.phase, m.uploaders)
+	replay := &replayStats{}
+	loaded := d.poll(ctx, m.phase, func(stop <-chan struct{}) { replayArchives(ctx, api, upToken, archives, m.uploaders, stop, replay) })
+	var version string
+	if err := db.Conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
+		return err
+	}
+	md := mixedMarkdown(mixedMachine(version, o), m, idle, loaded, replay, archives)
+	fmt.Print(md)
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(o.out, []byte(md), 0o644)
+}
+
+// readYear is the year of the dashboards' data set.
+const readYear = 2024
+
+func daysYearPath(site string) string {
+	return fmt.Sprintf("/v2/sites/%s/fluids/elec/consumptions?startTs=%d-01-01T00:00:00&endTs=%d-01-01T00:00:00&stepUnit=DAYS", site, readYear, readYear+1)
+}
+
+// dashboards poll the consumption endpoint.
+type dashboards struct {
+	m           mixedOptions
+	client      *http.Client
+	token       string
+	computedURL func(*rand.Rand) string
+	cachedURL   string
+}
+
+func (d *dashboards) get(url string) (int, []byte, http.Header, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+d.token)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header, err
+}
+
+// poll runs the dashboards for the phase's length (and load beside them when not nil; load
+// must return once stop is closed) and returns what they saw.
+func (d *dashboards) poll(ctx context.Context, phase time.Duration, load func(stop <-chan struct{})) *readStats {
+	stats := &readStats{}
+	var mu sync.Mutex
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	if load != nil {
+		wg.Go(func() { load(stop) })
+	}
+	client := func(kind readKind, seed int, every time.Duration) {
+		rng := rand.New(rand.NewPCG(uint64(seed), uint64(kind)))
+		want := map[readKind]string{readComputed: "MISS", readCached: "HIT"}[kind]
+		for next := time.Now(); ; next = next.Add(every) {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Until(next)):
+			}
+			url := d.cachedURL
+			if kind == readComputed {
+				url = d.computedURL(rng)
+			}
+			start := time.Now()
+			st, _, hdr, err := d.get(url)
+			took := time.Since(start)
+			mu.Lock()
+			switch {
+			case err != nil || st != http.StatusOK:
+				stats.failed[kind]++
+			case hdr.Get("X-Cache") != want:
+				stats.unexpect[kind]++
+				stats.latencies[kind] = append(stats.latencies[kind], took)
+			default:
+				stats.latencies[kind] = append(stats.latencies[kind], took)
+			}
+			mu.Unlock()
+			if now := time.Now(); next.Add(every).Before(now) {
+				next = now.Add(-every) // late: the next poll leaves at once, without a burst to catch up
+			}
+		}
+	}
+	for i := range d.m.computedClients {
+		wg.Go(func() { client(readComputed, i, d.m.computedEvery) })
+	}
+	for i := range d.m.cachedClients {
+		wg.Go(func() { client(readCached, i, d.m.cachedEvery) })
+	}
+	select {
+	case <-time.After(phase):
+	case <-ctx.Done():
+	}
+	close(stop)
+	wg.Wait()
+	return stats
+}
+
+// replayArchives has n uploaders each submit the archives in turn (starting at a different one)
+// and wait for the job, until stop is closed; a job under way then is waited for and counted.
+func replayArchives(ctx context.Context, api, token string, archives []*benchArchive, n int, stop <-chan struct{}, r *replayStats) {
+	var mu sync.Mutex
+	r.first = time.Now()
+	var wg sync.WaitGroup
+	for u := range n {
+		wg.Go(func() {
+			for k := u; ; k++ {
+				select {
+				case <-stop:
+					return
+				case <-ctx.Done():
+					return
+				default:
+				}
+				a := archives[k%len(archives)]
+				j, err := submitAndWait(ctx, api, token, *a)
+				mu.Lock()
+				r.record(a, j.elapsed, time.Now(), err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// percentileOf is the nearest-rank percentile of ds (0 when empty).
+func percentileOf(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s))*p/100+0.999999) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+func msOf(d time.Duration) string {
+	if d >= 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.2f ms", float64(d)/1e6)
+}
+
+// p99Ratio is a kind's p99 under ingest over its idle p99.
+func p99Ratio(idle, loaded *readStats, k readKind) float64 {
+	i := percentileOf(idle.latencies[k], 99)
+	if i <= 0 {
+		return 0
+	}
+	return float64(percentileOf(loaded.latencies[k], 99)) / float64(i)
+}
+
+// mixedMachine is the machine and date lines of the ingest benchmark's header.
+func mixedMachine(chVersion string, o options) string {
+	lines := strings.SplitN(machine(chVersion, o), "\n", 3)
+	return lines[0] + "\n" + lines[1] + "\n"
+}
+
+func mixedMarkdown(machineLines string, m mixedOptions, idle, loaded *readStats, r *replayStats, archives []*benchArchive) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Reads during ingest\n\n")
+	w("`make bench-mixed` (`go run ./bench/ingest --mixed`). Dashboards poll the consumption endpoint for %s with no ingest (idle), then for %s while %d uploaders "+
+		"(marketers) replay the two largest archives the limits allow (%s) one after the other, each waiting for its job; then the tables.\n\n",
+		m.phase, m.phase, m.uploaders, archiveNames(archives))
+	w("%s", machineLines)
+	w("- Dashboards' data: %s sites × one year (%d) of the consumption benchmark's generator. %d dashboards ask a computed answer (DAYS of a random site's year) every %s "+
+		"from a second energyd on the same ClickHouse with its result cache off (`--cache-entries 0`); %d ask the cached DAYS-year answer of one site every %s from the energyd "+
+		"that takes the uploads. Latency: from sending the request to having read the whole body.\n\n",
+		thousandsInt(m.readSites), readYear, m.computedClients, m.computedEvery, m.cachedClients, m.cachedEvery)
+	w("| read | idle: requests | idle p50 | idle p99 | under ingest: requests | under ingest p50 | under ingest p99 | p99 under ingest / idle | failed |\n")
+	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for k := range readKindNames {
+		kind := readKind(k)
+		failed := idle.failed[k] + loaded.failed[k]
+		name := readKindNames[k]
+		if u := idle.unexpect[k] + loaded.unexpect[k]; u > 0 {
+			name += fmt.Sprintf(" (%d answers with another X-Cache)", u)
+		}
+		w("| %s | %d | %s | %s | %d | %s | %s | %.2f× | %d |\n", name,
+			len(idle.latencies[k]), msOf(percentileOf(idle.latencies[k], 50)), msOf(percentileOf(idle.latencies[k], 99)),
+			len(loaded.latencies[k]), msOf(percentileOf(loaded.latencies[k], 50)), msOf(percentileOf(loaded.latencies[k], 99)),
+			p99Ratio(idle, loaded, kind), failed)
+	}
+	w("\nIngest during the reads: %d archives submitted, %d DONE with every operation OK, %d failed; %s rows stored; %s rows/s and %.2f archives/s sustained "+
+		"(from the start of the phase to the last job DONE); POST → DONE p50 %.2f s, p99 %.2f s.\n",
+		r.submitted, r.done, r.failed, thousands(float64(r.rows)), thousands(r.rowsPerSecond()), r.archivesPerSecond(),
+		percentileOf(r.jobTimes, 50).Seconds(), percentileOf(r.jobTimes, 99).Seconds())
+	for _, e := range r.errs {
+		w("\nFailure: %s\n", e)
+	}
+	failed := r.failed
+	var parts []string
+	for k := range readKindNames {
+		failed += idle.failed[k] + loaded.failed[k]
+		ratio := p99Ratio(idle, loaded, readKind(k))
+		parts = append(parts, fmt.Sprintf("%s read p99 under ingest ≤ 2× idle %s (%.2f×)", readKindShorts[k], mark(ratio > 0 && ratio <= targetMixedP99), ratio))
+	}
+	parts = append(parts, fmt.Sprintf("no failed request %s (%d)", mark(failed == 0), failed))
+	w("\nTargets: %s.\n\nReproduce: `make bench-mixed` (flags: `go run ./bench/ingest --help`).\n", strings.Join(parts, "; "))
+	return b.String()
+}
+
+func archiveNames(archives []*benchArchive) string {
+	var names []string
+	for _, a := range archives {
+		names = append(names, fmt.Sprintf("%s: %s rows", a.Name, thousands(float64(a.Rows))))
+	}
+	return strings.Join(names, "; ")
+}
+
+func thousandsInt(n int) string { return thousands(float64(n)) }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ms(v ...float64) []time.Duration {
+	out := make([]time.Duration, len(v))
+	for i, x := range v {
+		out[i] = time.Duration(x * float64(time.Millisecond))
+	}
+	return out
+}
+
+// TestReplayBookkeeping: rows and archives count only DONE jobs, over the time from the phase
+// start to the last job DONE; failures are counted and their first messages kept.
+func TestReplayBookkeeping(t *testing.T) {
+	smart := &benchArchive{Rows: 100_000}
+	curves := &benchArchive{Rows: 360_000}
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	r := &replayStats{first: start}
+	r.record(smart, 300*time.Millisecond, start.Add(2*time.Second), nil)
+	r.record(curves, 500*time.Millisecond, start.Add(4*time.Second), nil)
+	r.record(smart, 0, start.Add(5*time.Second), errors.New("job ended ERROR"))
+	r.record(curves, 700*time.Millisecond, start.Add(3*time.Second), nil) // finished before the latest DONE
+	if r.submitted != 4 || r.done != 3 || r.failed != 1 || r.rows != 820_000 {
+		t.Fatalf("got %+v", r)
+	}
+	if got := r.rowsPerSecond(); got != 205_000 { // 820,000 rows in 4 s
+		t.Errorf("rows/s %v, want 205000", got)
+	}
+	if got := r.archivesPerSecond(); got != 0.75 {
+		t.Errorf("archives/s %v, want 0.75", got)
+	}
+	if len(r.errs) != 1 || r.errs[0] != "job ended ERROR" {
+		t.Errorf("errors %q", r.errs)
+	}
+	if empty := (&replayStats{first: start}); empty.rowsPerSecond() != 0 || empty.archivesPerSecond() != 0 {
+		t.Error("no job DONE must give 0, not a division by zero")
+	}
+}
+
+func TestPercentileOf(t *testing.T) {
+	ds := ms(5, 1, 4, 2, 3, 10, 9, 8, 7, 6)
+	for p, want := range map[float64]float64{50: 5, 90: 9, 99: 10, 100: 10, 1: 1} {
+		if got := percentileOf(ds, p); got != time.Duration(want*float64(time.Millisecond)) {
+			t.Errorf("p%v = %v, want %v ms", p, got, want)
+		}
+	}
+	if percentileOf(nil, 99) != 0 {
+		t.Error("empty: want 0")
+	}
+}
+
+func TestMixedTableJudgesP99AgainstIdleAndFailures(t *testing.T) {
+	idle := &readStats{}
+	idle.latencies[readComputed] = ms(10, 12, 20)
+	idle.latencies[readCached] = ms(0.2, 0.3, 1)
+	loaded := &readStats{}
+	loaded.latencies[readComputed] = ms(15, 16, 38) // p99 1.9× idle
+	loaded.latencies[readCached] = ms(0.4, 0.5, 3)  // p99 3× idle
+	loaded.unexpect[readCached] = 1
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	r := &replayStats{first: start}
+	r.record(&benchArchive{Rows: 100_000}, 2*time.Second, start.Add(2*time.Second), nil)
+	m := mixedOptions{readSites: 200, phase: 30 * time.Second, uploaders: 4, computedClients: 4, cachedClients: 4, computedEvery: 250 * time.Millisecond, cachedEvery: 20 * time.Millisecond}
+	md := mixedMarkdown("- Machine: test\n", m, idle, loaded, r, []*benchArchive{{Name: "a.tar.gz", Rows: 100_000}})
+	for _, want := range []string{
+		"| computed (cache off), DAYS of a random site's year | 3 | 12.0 ms | 20.0 ms | 3 | 16.0 ms | 38.0 ms | 1.90× | 0 |",
+		"| cached, DAYS of one site's year (1 answers with another X-Cache) | 3 | 0.30 ms | 1.00 ms | 3 | 0.50 ms | 3.00 ms | 3.00× | 0 |",
+		"1 archives submitted, 1 DONE with every operation OK, 0 failed; 100,000 rows stored; 50,000 rows/s and 0.50 archives/s",
+		"computed read p99 under ingest ≤ 2× idle yes (1.90×); cached read p99 under ingest ≤ 2× idle **no** (3.00×); no failed request yes (0)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+	idle.failed[readCached] = 2
+	r.record(&benchArchive{Rows: 1}, 0, start, errors.New("HTTP 503"))
+	if md := mixedMarkdown("", m, idle, loaded, r, nil); !strings.Contains(md, "no failed request **no** (3)") || !strings.Contains(md, "Failure: HTTP 503") {
+		t.Errorf("failures not reported:\n%s", md)
+	}
+}
