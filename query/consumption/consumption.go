@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -109,6 +110,100 @@ type evaluation struct {
 
 // Compute returns the consumption of the site's fluid over req.
 func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*ConsumptionResult, error) {
+	p, err := c.plan(site, req)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.fetch(ctx, site, p, p.start, p.fetchEnd)
+	if err != nil {
+		return nil, err
+	}
+	return p.evaluate(d), nil
+}
+
+// ComputeAll returns the consumption of each request, as Compute would, reading the data once
+// when it can: electricity requests of the same index categories and strategy that need no
+// load curve (single steps, DAYS to YEARS) share one read of the tariff and of the readings over the span
+// of all their periods. Others are computed one by one.
+func (c *Engine) ComputeAll(ctx context.Context, site registry.Site, reqs []Request) ([]*ConsumptionResult, error) {
+	plans := make([]*plan, len(reqs))
+	for i, req := range reqs {
+		p, err := c.plan(site, req)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = p
+	}
+	out := make([]*ConsumptionResult, len(reqs))
+	if !shareOneRead(plans) {
+		for i, req := range reqs {
+			res, err := c.Compute(ctx, site, req)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = res
+		}
+		return out, nil
+	}
+	from, to := plans[0].start, plans[0].fetchEnd
+	for _, p := range plans[1:] {
+		if p.start.Before(from) {
+			from = p.start
+		}
+		if p.fetchEnd.After(to) {
+			to = p.fetchEnd
+		}
+	}
+	// Each evaluation picks the readings around its own period: the readings of the other
+	// periods lie outside it, as the margins of a single read do.
+	d, err := c.fetch(ctx, site, plans[0], from, to)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range plans {
+		out[i] = p.evaluate(d)
+	}
+	return out, nil
+}
+
+// shareOneRead tells whether the plans can be answered from one read of readings: the same
+// fluid, categories and strategy, no load curve, and no volume (whose unit is the latest
+// reading's, which a wider read would move).
+func shareOneRead(plans []*plan) bool {
+	first := plans[0]
+	for _, p := range plans {
+		if p.loadCurveSteps || p.completion || p.fl.volume || p.fl != first.fl || p.strategy != first.strategy ||
+			!slices.Equal(p.req.IndexCategories, first.req.IndexCategories) {
+			return false
+		}
+	}
+	return true
+}
+
+// plan is what a request asks of the engine once checked: its steps and which data it reads.
+type plan struct {
+	req                        Request
+	fl                         *fluid
+	loc                        *time.Location
+	start, end                 time.Time // the requested period in the site's zone
+	steps                      []Step
+	truncated                  bool
+	windowEnd, fetchEnd        time.Time
+	strategy                   string
+	useIndexes, loadCurveSteps bool
+	completion                 bool
+	tariffID                   string
+	coefficient                float64 // default carbon of the fluid
+}
+
+// fetched is the data a plan is evaluated on.
+type fetched struct {
+	tariff   *registry.Tariff
+	readings []reading
+	points   []loadCurvePoint
+}
+
+func (c *Engine) plan(site registry.Site, req Request) (*plan, error) {
 	fl, err := fluidOf(req.Fluid)
 	if err != nil {
 		return nil, err
@@ -118,15 +213,16 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	if !end.After(start) {
 		return nil, fmt.Errorf("consumption: end %s is not after start %s", end.Format(time.RFC3339), start.Format(time.RFC3339))
 	}
-	steps, truncated := Steps(start, end, loc, req.StepUnit, req.StepValue, MaxSteps)
-	windowEnd := steps[len(steps)-1].End
-	fetchEnd := windowEnd
+	p := &plan{req: req, fl: fl, loc: loc, start: start, end: end}
+	p.steps, p.truncated = Steps(start, end, loc, req.StepUnit, req.StepValue, MaxSteps)
+	p.windowEnd = p.steps[len(p.steps)-1].End
+	p.fetchEnd = p.windowEnd
 	if req.WithGlobalConsumption {
-		fetchEnd = end
+		p.fetchEnd = end
 	}
-	strategy := req.IndexStrategy
-	if strategy == "" {
-		strategy = StrategySurroundingEstimated
+	p.strategy = req.IndexStrategy
+	if p.strategy == "" {
+		p.strategy = StrategySurroundingEstimated
 	}
 	useIndexes, useLoadCurve := len(req.DataSources) == 0, len(req.DataSources) == 0
 	for _, s := range req.DataSources {
@@ -136,50 +232,52 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	if !fl.loadCurve {
 		useIndexes, useLoadCurve = true, false
 	}
-	completion := req.LoadCurveCompletion && fl.loadCurve
-	tariffID, coefficient := site.TariffID, c.defaultCarbon
+	p.useIndexes = useIndexes
+	p.completion = req.LoadCurveCompletion && fl.loadCurve
+	p.tariffID, p.coefficient = site.TariffID, c.defaultCarbon
 	if fl.name == FluidGas {
-		tariffID, coefficient = site.GasTariffID, c.gasCarbon
+		p.tariffID, p.coefficient = site.GasTariffID, c.gasCarbon
 	}
 	fineSteps := req.StepUnit == UnitHours || req.StepUnit == UnitMinutes
-	loadCurveSteps := useLoadCurve && (fineSteps || !useIndexes)
+	p.loadCurveSteps = useLoadCurve && (fineSteps || !useIndexes)
+	return p, nil
+}
 
-	var (
-		tariff   *registry.Tariff
-		readings []reading
-		points   []loadCurvePoint
-	)
+// fetch reads, concurrently, the tariff of the plan's fluid and the readings or load curve it
+// needs over [from, to].
+func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, to time.Time) (*fetched, error) {
+	d := &fetched{}
 	g, gctx := errgroup.WithContext(ctx)
-	if tariffID != "" {
+	if p.tariffID != "" {
 		g.Go(func() error {
-			t, err := c.tariffs.Get(gctx, site.TenantID, tariffID, func(ctx context.Context) (registry.Tariff, error) {
-				return c.reg.Tariff(ctx, site.TenantID, tariffID)
+			t, err := c.tariffs.Get(gctx, site.TenantID, p.tariffID, func(ctx context.Context) (registry.Tariff, error) {
+				return c.reg.Tariff(ctx, site.TenantID, p.tariffID)
 			})
 			if errors.Is(err, registry.ErrNotFound) {
 				return nil // a removed tariff: no cost
 			}
-			tariff = &t
+			d.tariff = &t
 			return err
 		})
 	}
 	fetchReadings := func(ctx context.Context) (err error) {
-		bracket := strategy != StrategyNoEstimated
-		readings, err = resolveReadings(ctx, c.db, fl, site.TenantID, site.SiteID, allowedNatures(req.IndexCategories), start, fetchEnd, bracket, c.now())
+		bracket := p.strategy != StrategyNoEstimated
+		d.readings, err = resolveReadings(ctx, c.db, p.fl, site.TenantID, site.SiteID, allowedNatures(p.req.IndexCategories), from, to, bracket, c.now())
 		return err
 	}
 	switch {
-	case loadCurveSteps: // indexes only answer a site without load curve in the period
+	case p.loadCurveSteps: // indexes only answer a site without load curve in the period
 		g.Go(func() (err error) {
-			if points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd); err != nil || len(points) > 0 || !useIndexes {
+			if d.points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, from, to); err != nil || len(d.points) > 0 || !p.useIndexes {
 				return err
 			}
 			return fetchReadings(gctx)
 		})
-	case useIndexes:
+	case p.useIndexes:
 		g.Go(func() error { return fetchReadings(gctx) })
-		if completion {
+		if p.completion {
 			g.Go(func() (err error) {
-				points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, start, fetchEnd)
+				d.points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, from, to)
 				return err
 			})
 		}
@@ -187,15 +285,20 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	return d, nil
+}
 
+// evaluate computes the plan's answer from the data read.
+func (p *plan) evaluate(d *fetched) *ConsumptionResult {
+	req, fl, loc, start, end, tariff := p.req, p.fl, p.loc, p.start, p.end, d.tariff
 	ev := &evaluation{
 		start: start, end: end,
-		series:         buildIndexSeries(readings, strategy, start, end),
-		points:         points,
-		fromLoadCurve:  loadCurveSteps && (len(points) > 0 || !useIndexes),
-		completion:     completion,
+		series:         buildIndexSeries(d.readings, p.strategy, start, end),
+		points:         d.points,
+		fromLoadCurve:  p.loadCurveSteps && (len(d.points) > 0 || !p.useIndexes),
+		completion:     p.completion,
 		tou:            newTimeOfUse(tariff, loc),
-		canInterpolate: interpolationFor(strategy, start, end),
+		canInterpolate: interpolationFor(p.strategy, start, end),
 		heading:        dialHeading(tariff),
 	}
 	b := &itemBuilder{loc: loc, tariff: tariff, ratios: req.WithRatioByTariffHeading, meterChanges: ev.series.meterChanges,
@@ -207,7 +310,7 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		ev.heading = func(string) string { return registry.GasHeading }
 	}
 	if fl.volume {
-		unit := volumeUnit(readings)
+		unit := volumeUnit(d.readings)
 		ev.series.keepVolumeIn(unit)
 		b.volumeUnit = &unit
 	}
@@ -215,10 +318,11 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		b.pricing = newPricing(tariff, loc)
 	}
 	if req.WithCarbonFootprint {
-		coef := carbonCoefficient(tariff, coefficient)
+		coef := carbonCoefficient(tariff, p.coefficient)
 		b.carbon = &coef
 	}
 
+	steps := p.steps
 	res := &ConsumptionResult{
 		Period:       Period{start, end},
 		Step:         FormatStep(start, end, loc, req.StepUnit, req.StepValue),
@@ -229,13 +333,13 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	for k, st := range steps {
 		res.Consumptions[k] = b.build(st, pieces[k])
 	}
-	res.ComputationPeriod = computationPeriod(pieces, start, end, windowEnd, truncated, loc)
+	res.ComputationPeriod = computationPeriod(pieces, start, end, p.windowEnd, p.truncated, loc)
 	if req.WithGlobalConsumption {
 		whole := []Step{{start, end}}
 		global := b.build(whole[0], ev.pieces(whole)[0])
 		res.GlobalConsumption = &global
 	}
-	return res, nil
+	return res
 }
 
 // pieces computes the energy pieces of each step (sorted, contiguous).
