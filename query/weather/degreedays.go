@@ -26,32 +26,48 @@ func (d DegreeDays) Complete() bool { return d.Days > 0 && d.Missing == 0 }
 // loc; from and to are local midnights (any instant is taken to its local date).
 func (w *Store) DegreeDays(ctx context.Context, tenantID, stationID string, loc *time.Location, from, to time.Time) (DegreeDays, error) {
 	first, end := localMidnight(from, loc), localMidnight(to, loc)
-	var dd DegreeDays
-	for d := first; d.Before(end); d = d.AddDate(0, 0, 1) {
-		dd.Days++
-	}
-	if dd.Days == 0 {
-		return dd, nil
+	if !first.Before(end) {
+		return DegreeDays{}, nil
 	}
 	means, err := w.DailyMeans(ctx, tenantID, stationID, loc, first, end)
 	if err != nil {
-		return dd, err
+		return DegreeDays{}, err
 	}
-	for _, mean := range means {
+	return SumDegreeDays(means, loc, first, end), nil
+}
+
+// SumDegreeDays sums the heating degree days of the local days in [from, to) of loc from
+// daily means keyed by yyyymmdd (DailyMeans read over a span that holds the period, so that
+// several periods share one read); days are added in order.
+func SumDegreeDays(means map[uint32]float64, loc *time.Location, from, to time.Time) DegreeDays {
+	var dd DegreeDays
+	for d := localMidnight(from, loc); d.Before(localMidnight(to, loc)); d = d.AddDate(0, 0, 1) {
+		dd.Days++
+		y, m, day := d.Date()
+		mean, ok := means[uint32(y*10000+int(m)*100+day)]
+		if !ok {
+			dd.Missing++
+			continue
+		}
 		dd.Total += math.Max(0, DegreeDayBase-mean)
 	}
-	dd.Missing = dd.Days - len(means)
-	return dd, nil
+	return dd
 }
 
 // DailyMeans returns the station's daily mean temperatures (°C) over the local days of loc in
 // [from, to) that have observations, keyed by yyyymmdd: the mean of the observations whose
 // date falls in the local day (23 or 25 hours on DST days). The averaging is done in SQL.
+//
+// The latest received value of a date is its row of highest version, chosen by argMax rather
+// than FINAL: on 18.16 FINAL made this read 2–6× slower (two years of hourly observations,
+// measured interleaved on a loaded 2-core machine).
 func (w *Store) DailyMeans(ctx context.Context, tenantID, stationID string, loc *time.Location, from, to time.Time) (map[uint32]float64, error) {
 	// The zone name is an IANA name validated with the site; it is bound, never formatted in.
-	rows, err := w.db.Conn.Query(ctx, `SELECT toYYYYMMDD(date, ?) AS day, avg(temperature)
-		FROM weather_observations FINAL
-		WHERE tenant_id = ? AND station_id = ? AND date >= ? AND date < ?
+	rows, err := w.db.Conn.Query(ctx, `SELECT toYYYYMMDD(date, ?) AS day, avg(latest)
+		FROM (SELECT date, argMax(temperature, version) AS latest
+			FROM weather_observations
+			WHERE tenant_id = ? AND station_id = ? AND date >= ? AND date < ?
+			GROUP BY date)
 		GROUP BY day
 		ORDER BY day`, loc.String(), tenantID, stationID, clampToColumn(from), clampToColumn(to))
 	if err != nil {
