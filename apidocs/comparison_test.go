@@ -200,3 +200,82 @@ func TestYearlyComparisonErrors(t *testing.T) {
 		t.Errorf("site without data: %d %s", st, b)
 	}
 }
+
+// The comparison is cached like consumption answers: a repeated request is a HIT with the
+// same bytes; an ingest for the site and a weather PUT of its station make the next one
+// recompute with the new data.
+func TestYearlyComparisonCache(t *testing.T) {
+	h := newJobsHarness(t, "", true, nil)
+	paris, _ := time.LoadLocation("Europe/Paris")
+	observations := func(year, temperature int) string {
+		var obs []string
+		for d := time.Date(year, 1, 1, 12, 0, 0, 0, paris); d.Year() == year; d = d.AddDate(0, 0, 1) {
+			obs = append(obs, fmt.Sprintf(`{"date":%q,"temperature":%d,"wind":10,"cloudiness":4}`, d.Format(time.RFC3339), temperature))
+		}
+		return "[" + strings.Join(obs, ",") + "]"
+	}
+	for _, r := range []struct{ path, body string }{
+		{"/v1/weather-stations/ST", `{"name":"Paris-Orly","latitude":48.72,"longitude":2.38}`},
+		{"/v2/tariffs/T1", `{"option":"BASE","dialHeadings":{"1":"BASE","2":"BASE"},"prices":[{"validFrom":"2020-01-01","byHeading":{"BASE":0.2}}],"standingCharges":[{"validFrom":"2020-01-01","yearly":{"subscription":146}}]}`},
+		{"/v2/sites/S1", `{"weatherStationId":"ST","tariffId":"T1"}`},
+		{"/v1/weather-stations/ST/observations", observations(2021, 10)},
+		{"/v1/weather-stations/ST/observations", observations(2022, 8)},
+	} {
+		if st, b, _ := h.do("PUT", r.path, h.admin, r.body); st != http.StatusOK {
+			t.Fatalf("PUT %s: %d %s", r.path, st, b)
+		}
+	}
+	collector, reader := h.token("acme", "collect"), h.token("acme", "read")
+	// Local midnights of January 1st 2021 and 2022: 2021 holds 1,000 + 500 Wh, 2022 nothing yet.
+	h.ingestArchive(collector, smartIndexes("S1", "2020-12-31T23:00:00Z 1000 500", "2021-12-31T23:00:00Z 2000 1000"))
+
+	const path = "/v1/sites/S1/yearly-elec-energies-comparisons?years=2022"
+	get := func(wantCache string) map[string]any {
+		t.Helper()
+		st, body, hdr := h.do("GET", path, reader, "")
+		if st != http.StatusOK || hdr.Get("X-Cache") != wantCache {
+			t.Fatalf("GET: %d X-Cache %q, want %s: %s", st, hdr.Get("X-Cache"), wantCache, body)
+		}
+		var items []map[string]any
+		if err := json.Unmarshal(body, &items); err != nil || len(items) != 1 {
+			t.Fatalf("body %s: %v", body, err)
+		}
+		if wantCache == "HIT" {
+			if _, first, _ := h.do("GET", path, reader, ""); string(first) != string(body) {
+				t.Errorf("HIT answers %s then %s", body, first)
+			}
+		}
+		return items[0]
+	}
+	energy := func(item map[string]any, year string) any {
+		return item[year].(map[string]any)["consumption"].(map[string]any)["energy"]
+	}
+
+	item := get("MISS")
+	if energy(item, "currentYear") != nil || energy(item, "previousYear") != 1500.0 || item["energyDifferenceRate"] != nil {
+		t.Errorf("before the 2023 reading: 2022 %v Wh, 2021 %v Wh, rate %v; want null, 1500, null",
+			energy(item, "currentYear"), energy(item, "previousYear"), item["energyDifferenceRate"])
+	}
+	get("HIT")
+
+	// January 1st 2023: 2022 holds 2,000 + 1,000 Wh, +100 % on 2021; degree days 365 × 10 =
+	// 3650 vs 365 × 8 = 2920, +25 %: colder and higher.
+	h.ingestArchive(collector, smartIndexes("S1", "2022-12-31T23:00:00Z 4000 2000"))
+	item = get("MISS")
+	if energy(item, "currentYear") != 3000.0 || item["energyDifferenceRate"] != 100.0 || item["weatherImpactMessageCode"] != "COLDER_WEATHER_HIGHER_CONSO" {
+		t.Errorf("after the ingest: 2022 %v Wh, rate %v, weather %v; want 3000, 100, COLDER_WEATHER_HIGHER_CONSO",
+			energy(item, "currentYear"), item["energyDifferenceRate"], item["weatherImpactMessageCode"])
+	}
+	get("HIT")
+
+	// 2022 at 12 °C instead: 365 × 6 = 2190 vs 2920 degree days, −25 %: warmer and higher.
+	if st, b, _ := h.do("PUT", "/v1/weather-stations/ST/observations", h.admin, observations(2022, 12)); st != http.StatusOK {
+		t.Fatalf("PUT observations: %d %s", st, b)
+	}
+	item = get("MISS")
+	params, _ := item["weatherImpactParameters"].(map[string]any)
+	if item["weatherImpactMessageCode"] != "WARMER_WEATHER_HIGHER_CONSO" || params == nil || params["degreeDaysCurrentYear"] != 2190.0 || params["degreeDaysDifferenceRate"] != -25.0 {
+		t.Errorf("after the weather PUT: %v %v; want WARMER_WEATHER_HIGHER_CONSO, 2190 degree days, -25 %%", item["weatherImpactMessageCode"], params)
+	}
+	get("HIT")
+}

@@ -16,6 +16,7 @@ import (
 
 	"energy/ingest"
 	"energy/query/advices"
+	"energy/query/comparison"
 	"energy/query/heating"
 	"energy/query/targets"
 	"energy/schema/registry"
@@ -41,6 +42,9 @@ type Config struct {
 	Consumptions ConsumptionService
 	// Budgets answers the budget matrix and heating budget; nil: defaults.
 	Budgets *heating.Budgets
+	// Comparisons answers the yearly comparison (over the consumption engine, behind its
+	// result cache); nil: defaults.
+	Comparisons *comparison.Comparisons
 	// Jobs is the archive intake (submission and jobs); nil: those endpoints are not served.
 	Jobs *ingest.Service
 	// Advices runs recommendation jobs (endpoint 10, advice listener); nil: not served.
@@ -110,7 +114,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerSiteWeather(api, cfg.Registry)
 	registerObservations(api, cfg.Registry)
 	registerHeatingSchedule(api, cfg.Registry)
-	registerComparison(api, cfg.Registry)
+	registerComparison(api, cfg.Registry, cfg.Comparisons)
 	registerConsumption(api, cfg.Registry, cfg.Consumptions)
 	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)

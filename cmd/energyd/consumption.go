@@ -2,8 +2,10 @@ package main
 
 import (
 	"energy/apidocs"
+	"energy/query/comparison"
 	"energy/query/consumption"
 	"energy/query/heating"
+	"energy/query/weather"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -23,6 +25,12 @@ func (c config) consumptions(engine *consumption.Engine, reg *registry.Store) ap
 // heating is priced with the consumption engine.
 func (c config) budgets(budgeter *heating.Budgeter, reg *registry.Store) *heating.Budgets {
 	return heating.NewBudgets(budgeter, reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
+}
+
+// comparisons is the yearly comparison over the one engine, behind a result cache of the same
+// bounds.
+func (c config) comparisons(engine *consumption.Engine, db *schema.DB, reg *registry.Store) *comparison.Comparisons {
+	return comparison.NewComparisons(comparison.NewEngine(engine, weather.NewStore(db)), reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
 }
 
 // budgeter fits the heating model; the budget endpoints and the recommendation engine's

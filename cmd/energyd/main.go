@@ -129,7 +129,8 @@ func run() error {
 		return err
 	}
 	budgeter := cfg.budgeter(db, reg, engine)
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(engine, reg), Budgets: cfg.budgets(budgeter, reg), Jobs: jobs, Logger: log,
+	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(engine, reg), Budgets: cfg.budgets(budgeter, reg),
+		Comparisons: cfg.comparisons(engine, db, reg), Jobs: jobs, Logger: log,
 		Targets: targetStore, Outbox: outbox, UploadRate: apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace}}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.

@@ -131,16 +131,22 @@ func comparedMonths(year int, now time.Time, loc *time.Location) (int, error) {
 	return int(local.Month()) - 1, nil
 }
 
+// Consumptions computes several consumption answers of one site together; *consumption.Engine
+// reads the data once for all of them.
+type Consumptions interface {
+	ComputeAll(ctx context.Context, site registry.Site, reqs []consumption.Request) ([]*consumption.ConsumptionResult, error)
+}
+
 // Engine compares a site's yearly electricity with the previous year, taking energy and
 // cost from the consumption engine (so both endpoints agree) and the weather from the site's
 // station.
 type Engine struct {
-	engine  consumption.Computer
+	engine  Consumptions
 	weather *weather.Store
 }
 
 // NewEngine returns the comparison over the consumption engine and the weather store.
-func NewEngine(engine consumption.Computer, weather *weather.Store) *Engine {
+func NewEngine(engine Consumptions, weather *weather.Store) *Engine {
 	return &Engine{engine: engine, weather: weather}
 }
 
@@ -156,19 +162,16 @@ func newComparedPeriod(year, endMonth int, loc *time.Location) comparedPeriod {
 		end:   time.Date(year, time.Month(endMonth)+1, 1, 0, 0, 0, 0, loc)}
 }
 
-// comparisonConcurrency bounds the engine computations one comparison runs at once.
-const comparisonConcurrency = 4
-
 // Compare returns one comparison per year, in the order given; years come from
-// ParseYears with the same now. The periods' consumptions and degree days are
-// computed concurrently, each distinct period once (a year can be N of one item and N−1 of
-// another).
+// ParseYears with the same now. Each distinct period (a year can be N of one item and N−1 of
+// another) is computed once, all of them from one read of the site's readings, while the
+// station's daily means over the span of the periods are read concurrently.
 func (c *Engine) Compare(ctx context.Context, site registry.Site, years []int, now time.Time) ([]YearComparison, error) {
 	loc := site.Location()
 	type pair struct{ cur, prev comparedPeriod }
 	pairs := make([]pair, len(years))
 	var periods []comparedPeriod
-	seen := map[comparedPeriod]bool{}
+	index := map[comparedPeriod]int{}
 	for i, y := range years {
 		endMonth, err := comparedMonths(y, now, loc)
 		if err != nil {
@@ -176,57 +179,73 @@ func (c *Engine) Compare(ctx context.Context, site registry.Site, years []int, n
 		}
 		pairs[i] = pair{newComparedPeriod(y, endMonth, loc), newComparedPeriod(y-1, endMonth, loc)}
 		for _, p := range []comparedPeriod{pairs[i].cur, pairs[i].prev} {
-			if !seen[p] {
-				seen[p] = true
+			if _, ok := index[p]; !ok {
+				index[p] = len(periods)
 				periods = append(periods, p)
 			}
 		}
 	}
-	consumptions := make([]ComparedConsumption, len(periods))
-	degreeDays := make([]weather.DegreeDays, len(periods))
+	var (
+		results []*consumption.ConsumptionResult
+		means   map[uint32]float64
+	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(comparisonConcurrency)
-	for i, p := range periods {
+	g.Go(func() (err error) {
+		reqs := make([]consumption.Request, len(periods))
+		for i, p := range periods {
+			// As GET .../consumptions?startTs=<from>&endTs=<to + 1 day> with its defaults would.
+			reqs[i] = consumption.Request{Start: p.start, End: p.end, StepValue: 1, IndexStrategy: consumption.StrategySurroundingEstimated}
+		}
+		results, err = c.engine.ComputeAll(gctx, site, reqs)
+		return err
+	})
+	if site.WeatherStationID != "" {
 		g.Go(func() (err error) {
-			consumptions[i], err = c.consumption(gctx, site, p)
+			from, to := periods[0].start, periods[0].end
+			for _, p := range periods[1:] {
+				from, to = minTime(from, p.start), maxTime(to, p.end)
+			}
+			means, err = c.weather.DailyMeans(gctx, site.TenantID, site.WeatherStationID, loc, from, to)
 			return err
 		})
-		if site.WeatherStationID != "" {
-			g.Go(func() (err error) {
-				degreeDays[i], err = c.weather.DegreeDays(gctx, site.TenantID, site.WeatherStationID, loc, p.start, p.end)
-				return err
-			})
-		}
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	index := map[comparedPeriod]int{}
-	for i, p := range periods {
-		index[p] = i
-	}
 	out := make([]YearComparison, len(pairs))
 	for i, pr := range pairs {
-		cur, prev := index[pr.cur], index[pr.prev]
+		cur, prev := comparedConsumption(results[index[pr.cur]]), comparedConsumption(results[index[pr.prev]])
 		item := YearComparison{CurrentYear: comparedYear(pr.cur), PreviousYear: comparedYear(pr.prev)}
-		item.CurrentYear.Consumption, item.PreviousYear.Consumption = consumptions[cur], consumptions[prev]
-		item.EnergyDifferenceRate = differenceRate(consumptions[cur].Energy, consumptions[prev].Energy)
-		item.CostDifferenceRate = differenceRate(consumptions[cur].Cost, consumptions[prev].Cost)
+		item.CurrentYear.Consumption, item.PreviousYear.Consumption = cur, prev
+		item.EnergyDifferenceRate = differenceRate(cur.Energy, prev.Energy)
+		item.CostDifferenceRate = differenceRate(cur.Cost, prev.Cost)
 		if site.WeatherStationID != "" {
-			setWeatherImpact(&item, degreeDays[cur], degreeDays[prev])
+			setWeatherImpact(&item, weather.SumDegreeDays(means, loc, pr.cur.start, pr.cur.end), weather.SumDegreeDays(means, loc, pr.prev.start, pr.prev.end))
 		}
 		out[i] = item
 	}
 	return out, nil
 }
 
-// consumption asks the engine for the period as a single step, with its default strategy, as
-// GET .../consumptions?startTs=<from>&endTs=<to + 1 day> would.
-func (c *Engine) consumption(ctx context.Context, site registry.Site, p comparedPeriod) (ComparedConsumption, error) {
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// comparedConsumption takes the period's single step of a consumption answer.
+func comparedConsumption(res *consumption.ConsumptionResult) ComparedConsumption {
 	cc := ComparedConsumption{EnergiesByTariffHeading: map[string]float64{}, CostsByTariffHeading: map[string]float64{}}
-	res, err := c.engine.Compute(ctx, site, consumption.Request{Start: p.start, End: p.end, StepValue: 1, IndexStrategy: consumption.StrategySurroundingEstimated})
-	if err != nil || res == nil || len(res.Consumptions) == 0 {
-		return cc, err
+	if res == nil || len(res.Consumptions) == 0 {
+		return cc
 	}
 	step := res.Consumptions[0]
 	cc.Energy = step.EnergyMeter.Total
@@ -242,7 +261,7 @@ func (c *Engine) consumption(ctx context.Context, site registry.Site, p compared
 			cc.CostsByTariffHeading[h] = eur
 		}
 	}
-	return cc, nil
+	return cc
 }
 
 // setWeatherImpact sets the code and parameters when both periods have weather for every

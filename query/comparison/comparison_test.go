@@ -48,12 +48,13 @@ const (
 var cmpTemperatures = map[int]float64{2020: 10.1, 2021: 10, 2022: 8, 2023: 10.2, 2024: 9}
 
 type cmpFixture struct {
-	ctx   context.Context
-	db    *schema.DB
-	reg   *registry.Store
-	cmp   *Engine
-	sites map[string]registry.Site
-	loc   *time.Location
+	ctx    context.Context
+	db     *schema.DB
+	reg    *registry.Store
+	cmp    *Engine
+	engine *consumption.Engine
+	sites  map[string]registry.Site
+	loc    *time.Location
 }
 
 func newCmpFixture(t *testing.T) *cmpFixture {
@@ -62,8 +63,9 @@ func newCmpFixture(t *testing.T) *cmpFixture {
 	db := chtest.DB(t)
 	reg := registry.New(db)
 	loc, _ := time.LoadLocation("Europe/Paris")
+	engine := consumption.NewEngine(db, reg, 0.052)
 	f := &cmpFixture{ctx: ctx, db: db, reg: reg, loc: loc, sites: map[string]registry.Site{},
-		cmp: NewEngine(consumption.NewEngine(db, reg, 0.052), weather.NewStore(db))}
+		engine: engine, cmp: NewEngine(engine, weather.NewStore(db))}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -328,7 +330,7 @@ func (f *cmpFixture) testOngoingYearMonthForMonth(t *testing.T) {
 
 	// The same figures as the consumption engine over the same months: its MONTHS steps sum to
 	// the comparison's energy, and the whole period as one YEARS step... is the comparison.
-	res, err := f.cmp.engine.Compute(f.ctx, f.sites["B"], consumption.Request{Start: time.Date(2024, 1, 1, 0, 0, 0, 0, f.loc),
+	res, err := f.engine.Compute(f.ctx, f.sites["B"], consumption.Request{Start: time.Date(2024, 1, 1, 0, 0, 0, 0, f.loc),
 		End: time.Date(2024, 7, 1, 0, 0, 0, 0, f.loc), StepUnit: consumption.UnitMonths, StepValue: 1, IndexStrategy: consumption.StrategySurroundingEstimated})
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +358,7 @@ func (f *cmpFixture) testEqualsTheEngineYearlyTotal(t *testing.T) {
 	for _, it := range items {
 		y := it.CurrentYear.Year
 		start, _ := time.ParseInLocation(time.DateOnly, it.CurrentYear.FromDate, f.loc)
-		res, err := f.cmp.engine.Compute(f.ctx, f.sites["A"], consumption.Request{Start: start, End: start.AddDate(1, 0, 0),
+		res, err := f.engine.Compute(f.ctx, f.sites["A"], consumption.Request{Start: start, End: start.AddDate(1, 0, 0),
 			StepUnit: consumption.UnitYears, StepValue: 1, IndexStrategy: consumption.StrategySurroundingEstimated})
 		if err != nil {
 			t.Fatal(err)
