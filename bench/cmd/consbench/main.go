@@ -33,7 +33,9 @@ import (
 	"energy/apidocs"
 	"energy/bench"
 	"energy/query/cache"
+	"energy/query/comparison"
 	"energy/query/consumption"
+	"energy/query/weather"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -189,9 +191,12 @@ func run(ctx context.Context, o options) error {
 	trace := &chTrace{}
 	db.Conn = tracedConn{Conn: db.Conn, trace: trace} // the registry and the engine read through it
 	engine := consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient)
+	comparisons := comparison.NewEngine(engine, weather.NewStore(db))
 	coldURL, cachedURL, token, stop, err := serveColdAndCached(ctx, reg,
-		apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, 0, 0)},
-		apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)})
+		apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, 0, 0),
+			Comparisons: comparison.NewComparisons(comparisons, reg.Versions, 0, 0)},
+		apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes),
+			Comparisons: comparison.NewComparisons(comparisons, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)})
 	if err != nil {
 		return err
 	}
@@ -259,6 +264,12 @@ func run(ctx context.Context, o options) error {
 			lr.wrk = runWrk(ctx, cachedURL+sc.path, token, o.concurrency, o.loadDuration)
 		}
 		r.loads = append(r.loads, lr)
+	}
+	// Last: giving the site its weather station changes the tenant's reference records, which
+	// drops the cached consumption answers.
+	months := scenarios(site, o.year)[1]
+	if r.comparison, err = measureComparison(ctx, o, db, reg, client, coldURL, cachedURL, token, site, months.path); err != nil {
+		return err
 	}
 	return writeResults(o.out, r.markdown())
 }

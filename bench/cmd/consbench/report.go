@@ -49,6 +49,7 @@ type report struct {
 	diskBytes              uint64
 	clickhouseVersion      string
 	scenarios              []*scenarioResult
+	comparison             *comparisonResult
 	loads                  []loadResult
 }
 
@@ -183,6 +184,9 @@ func (r *report) markdown() string {
 		w("| %s | %d | %.0f KiB | %s | %s | %s | %s | %d rows, %s TSV | %.1f× | %s | %s | %.1f× | %s | %s | %s |\n", s.label, s.items, float64(s.bodyBytes)/1024,
 			ms(c50), ms(percentile(s.cold, 99)), ms(s50), ms(percentile(s.sql, 99)), s.sqlRows, kib(s.sqlBytes), ratio(c50, s50),
 			ms(n50), ms(percentile(s.sqlNull, 99)), ratio(c50, n50), perAnswer, ms(percentile(s.cached, 50)), ms(percentile(s.cached, 99)))
+	}
+	if r.comparison != nil {
+		b.WriteString(r.comparison.markdown(r.spec.Year))
 	}
 	w("\nCached throughput: %d concurrent keep-alive clients over loopback on the same 2 cores as the server, bounded by %s and %s requests; "+
 		"a Go load generator in the benchmark process, and wrk (2 threads, same connections) when installed.\n\n", r.opts.concurrency, r.opts.loadDuration, thousands(uint64(r.opts.loadRequests)))
