@@ -75,6 +75,15 @@ bench-ingest:
 bench-mixed:
 	$(GO) run ./bench/ingest --mixed --out bench/results/mixed.md
 
+# Cluster against single node: one ClickHouse, then a local cluster (2 shards x 2 replicas and
+# ZooKeeper on ports 29101-29114 and 29182, so that it does not meet `make cluster`'s), each
+# launched by the benchmark: 16 concurrent archives through 1 energyd (and 2 on the cluster),
+# then consumption latency (DAYS/MONTHS/HOURS of a year, computed and cached) on 200 sites;
+# writes bench/results/cluster.md. Needs Debian's zookeeper (like make cluster).
+.PHONY: bench-cluster
+bench-cluster:
+	$(GO) run ./bench/ingest --cluster --out bench/results/cluster.md
+
 # Consumption endpoint on 1,000 sites × one year: computed vs cached vs direct SQL latency and
 # cached throughput (a Go generator, and Debian's wrk, installed when absent and run as root);
 # the data set is generated once under var/bench; writes bench/results/consumption.md.

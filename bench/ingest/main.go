@@ -2,10 +2,12 @@
 // archives the collection limits allow against a launched energyd on a launched ClickHouse,
 // and the rate of clickhouse-client inserting the same rows as JSONEachRow; it writes the
 // table to bench/results/ingest.md. With --mixed it measures instead dashboards' reads while
-// several uploaders replay those archives continuously (bench/results/mixed.md).
+// several uploaders replay those archives continuously (bench/results/mixed.md); with --cluster,
+// ingest and consumption latency on a local cluster beside a single node (bench/results/cluster.md).
 //
 //	go run ./bench/ingest [--runs 3] [--out bench/results/ingest.md]
 //	go run ./bench/ingest --mixed [--phase 30s] --out bench/results/mixed.md   # reads during ingest
+//	go run ./bench/ingest --cluster --out bench/results/cluster.md             # cluster vs single node
 package main
 
 import (
@@ -45,15 +47,17 @@ const (
 )
 
 type options struct {
-	runs      int
-	out       string
-	energyd   string
-	clientBin string
-	workers   int
-	keep      bool
-	dsn       string
-	mixed     mixedOptions
-	mixedRun  bool
+	runs       int
+	out        string
+	energyd    string
+	clientBin  string
+	workers    int
+	keep       bool
+	dsn        string
+	mixed      mixedOptions
+	mixedRun   bool
+	cluster    clusterOptions
+	clusterRun bool
 }
 
 func main() {
@@ -65,13 +69,20 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 2, "energyd --workers")
 	flag.StringVar(&o.dsn, "clickhouse-dsn", "", "use this ClickHouse (database energy, and one database per clickhouse-client run) instead of launching one")
 	flag.BoolVar(&o.mixedRun, "mixed", false, "measure reads during ingest instead (make bench-mixed): dashboards poll consumption answers, idle then while uploaders replay the archives")
-	flag.IntVar(&o.mixed.readSites, "read-sites", 200, "with --mixed: sites × one year of consumption data the dashboards read")
+	flag.IntVar(&o.mixed.readSites, "read-sites", 200, "with --mixed or --cluster: sites × one year of consumption data the reads use")
 	flag.DurationVar(&o.mixed.phase, "phase", 30*time.Second, "with --mixed: length of the idle phase and of the ingest phase")
 	flag.IntVar(&o.mixed.uploaders, "uploaders", 4, "with --mixed: concurrent uploaders replaying the archives")
 	flag.IntVar(&o.mixed.computedClients, "computed-clients", 4, "with --mixed: dashboards asking computed answers")
 	flag.IntVar(&o.mixed.cachedClients, "cached-clients", 4, "with --mixed: dashboards asking cached answers")
 	flag.DurationVar(&o.mixed.computedEvery, "computed-every", 250*time.Millisecond, "with --mixed: poll interval of each computed dashboard")
 	flag.DurationVar(&o.mixed.cachedEvery, "cached-every", 20*time.Millisecond, "with --mixed: poll interval of each cached dashboard")
+	flag.BoolVar(&o.clusterRun, "cluster", false, "compare instead a single ClickHouse and a local cluster (make bench-cluster): ingest through 1 and 2 energyd, consumption latency on --read-sites sites")
+	flag.IntVar(&o.cluster.archives, "cluster-archives", 16, "with --cluster: archives per ingest measurement")
+	flag.IntVar(&o.cluster.uploaders, "cluster-uploaders", 4, "with --cluster: concurrent uploaders")
+	flag.IntVar(&o.cluster.coldRuns, "cold-runs", 100, "with --cluster: computed requests per request kind and store")
+	flag.IntVar(&o.cluster.cachedRuns, "cached-runs", 1000, "with --cluster: cached requests per request kind and store")
+	flag.IntVar(&o.cluster.basePort, "cluster-base-port", 29100, "with --cluster: nodes listen on this port +1..+4 (native) and +11..+14 (interserver)")
+	flag.IntVar(&o.cluster.zkPort, "zookeeper-port", 29182, "with --cluster: ZooKeeper's client port")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (ClickHouse data, energyd log, JSONEachRow files)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -79,8 +90,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	runner := run
-	if o.mixedRun {
+	switch {
+	case o.mixedRun:
 		runner = runMixed
+	case o.clusterRun:
+		runner = runCluster
 	}
 	if err := runner(ctx, o); err != nil {
 		log.Fatal(err)
@@ -94,34 +108,11 @@ func run(ctx context.Context, o options) error {
 	if _, err := exec.LookPath(o.clientBin); err != nil {
 		return fmt.Errorf("%s not found (apt-get install clickhouse-client): %w", o.clientBin, err)
 	}
-	tmp, err := os.MkdirTemp("", "bench-ingest-")
+	tmp, archives, cleanup, err := prepare(ctx, &o, "bench-ingest-")
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		log.Printf("temporary files kept in %s", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-
-	log.Printf("generating the archives")
-	smart, err := smartIndexArchive()
-	if err != nil {
-		return err
-	}
-	curves, err := loadCurveArchive()
-	if err != nil {
-		return err
-	}
-	archives := []*benchArchive{&smart, &curves}
-
-	if o.energyd == "" {
-		o.energyd = filepath.Join(tmp, "energyd")
-		log.Printf("building energyd")
-		if err := daemon.Build(ctx, o.energyd); err != nil {
-			return err
-		}
-	}
+	defer cleanup()
 
 	log.Printf("starting ClickHouse")
 	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
@@ -239,6 +230,41 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	return os.WriteFile(o.out, []byte(md), 0o644)
+}
+
+// prepare makes the run's temporary directory (removed by cleanup unless --keep), the two
+// largest archives, and the energyd binary unless --energyd names one.
+func prepare(ctx context.Context, o *options, name string) (tmp string, archives []*benchArchive, cleanup func(), err error) {
+	if tmp, err = os.MkdirTemp("", name); err != nil {
+		return "", nil, nil, err
+	}
+	remove := func() { _ = os.RemoveAll(tmp) }
+	if o.keep {
+		log.Printf("temporary files kept in %s", tmp)
+		remove = func() {}
+	}
+	defer func() {
+		if err != nil {
+			remove() // the named results are zero by now
+		}
+	}()
+	log.Printf("generating the archives")
+	smart, err := smartIndexArchive()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	curves, err := loadCurveArchive()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if o.energyd == "" {
+		o.energyd = filepath.Join(tmp, "energyd")
+		log.Printf("building energyd")
+		if err := daemon.Build(ctx, o.energyd); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	return tmp, []*benchArchive{&smart, &curves}, remove, nil
 }
 
 // putSites registers the archives' sites in the benchmark's tenant.

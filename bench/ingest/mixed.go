@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"energy/bench"
-	"energy/bench/daemon"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -104,32 +103,11 @@ func (r *replayStats) archivesPerSecond() float64 {
 // the largest archives continuously.
 func runMixed(ctx context.Context, o options) error {
 	m := o.mixed
-	tmp, err := os.MkdirTemp("", "bench-mixed-")
+	tmp, archives, cleanup, err := prepare(ctx, &o, "bench-mixed-")
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		log.Printf("temporary files kept in %s", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	log.Printf("generating the archives")
-	smart, err := smartIndexArchive()
-	if err != nil {
-		return err
-	}
-	curves, err := loadCurveArchive()
-	if err != nil {
-		return err
-	}
-	archives := []*benchArchive{&smart, &curves}
-	if o.energyd == "" {
-		o.energyd = filepath.Join(tmp, "energyd")
-		log.Printf("building energyd")
-		if err := daemon.Build(ctx, o.energyd); err != nil {
-			return err
-		}
-	}
+	defer cleanup()
 	log.Printf("starting ClickHouse")
 	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
 	if err != nil {
@@ -195,7 +173,7 @@ func runMixed(ctx context.Context, o options) error {
 	if err := db.Conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
 		return err
 	}
-	md := mixedMarkdown(mixedMachine(version, o), m, idle, loaded, replay, archives)
+	md := mixedMarkdown(machineHeader(version, o), m, idle, loaded, replay, archives)
 	fmt.Print(md)
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return err
@@ -347,8 +325,8 @@ func p99Ratio(idle, loaded *readStats, k readKind) float64 {
 	return float64(percentileOf(loaded.latencies[k], 99)) / float64(i)
 }
 
-// mixedMachine is the machine and date lines of the ingest benchmark's header.
-func mixedMachine(chVersion string, o options) string {
+// machineHeader is the machine and date lines of the ingest benchmark's header.
+func machineHeader(chVersion string, o options) string {
 	lines := strings.SplitN(machine(chVersion, o), "\n", 3)
 	return lines[0] + "\n" + lines[1] + "\n"
 }
