@@ -137,7 +137,13 @@ clean:
 TRIALS ?= 20
 .PHONY: chaos
 chaos:
-	$(GO) run ./bench/chaos --trials $(TRIALS)
+	$(GO) run ./bench/chaos --trials $(TRIALS) --out bench/results/chaos.md
+
+# energyd's start after kill -9 as jobs accumulate (10, 100, 1,000; three restarts each, with the
+# part directories ClickHouse loads); writes bench/results/restart.md. Not in make test.
+.PHONY: bench-restart
+bench-restart:
+	$(GO) run ./bench/chaos --restart-after 10,100,1000 --out bench/results/restart.md
 
 # SOAK (default 5m) of mixed load on a launched energyd (see bench/soak): consumption readers,
 # one archive every 2 s, job polls; prints RSS, goroutines, open files and latencies, and fails

@@ -15,16 +15,30 @@ import (
 type jobStore struct {
 	db     *schema.DB
 	rowVer schema.RowVersions
+	writer jobWriter
 }
 
 const jobColumns = "tenant_id, job_id, archive, state, state_ts, submitted_ts, history_states, history_ts, " +
 	"nb_operations_total, nb_operations_ok, nb_operations_ko, error_code, error_message"
 
+// jobInsert writes whole job rows: jobColumns, then the file reports and the row version.
+const jobInsert = "INSERT INTO jobs (" + jobColumns + ", files, version)"
+
+func newJobStore(db *schema.DB) *jobStore {
+	return &jobStore{db: db, writer: jobWriter{db: db}}
+}
+
 // version returns the version of a job row written now: the last write wins.
 func (s *jobStore) version() uint64 { return s.rowVer.Next() }
 
-// put writes the job's current state.
+// put writes the job's current state and returns once it is stored (within the store's
+// write bound).
 func (s *jobStore) put(ctx context.Context, j Job) error {
+	return s.putWithin(ctx, s.db.Timeouts.Write, j)
+}
+
+// putWithin is put with the insert bounded by within (a client waiting for the row).
+func (s *jobStore) putWithin(ctx context.Context, within time.Duration, j Job) error {
 	files := []byte("[]")
 	if len(j.Files) > 0 {
 		var err error
@@ -41,9 +55,8 @@ func (s *jobStore) put(ctx context.Context, j Job) error {
 	if j.Error != nil {
 		code, msg = j.Error.Code, j.Error.Message
 	}
-	return schema.InsertRow(ctx, s.db, "INSERT INTO jobs ("+jobColumns+", files, version)",
-		j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
-		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version())
+	return s.writer.write(ctx, within, []any{j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
+		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version()})
 }
 
 // get returns a job of the tenant with its file reports, or ErrJobNotFound.

@@ -12,7 +12,7 @@ import (
 // Filters on state and state.ts must see only the latest version of each job, whether or not
 // ClickHouse has merged the versions.
 func TestJobStoreListSeesOnlyTheLatestVersion(t *testing.T) {
-	store := &jobStore{db: chtest.DB(t)}
+	store := newJobStore(chtest.DB(t))
 	ctx := context.Background()
 	t0 := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	var ids []string

@@ -27,6 +27,14 @@ var (
 		Help:    "Latency of one batch insert (prepare, append, send) by table.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	}, []string{"table"})
+	jobStateInserts = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_ingest_job_state_inserts_total",
+		Help: "Inserts into the jobs table: each carries the state changes of the jobs that changed state while the previous one was sent.",
+	})
+	jobStatesWritten = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "energy_ingest_job_states_written_total",
+		Help: "Job state changes written to the jobs table (rows of energy_ingest_job_state_inserts_total).",
+	})
 	processingDuration = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "energy_ingest_job_processing_seconds",
 		Help:    "Time from a job's claim by a worker to its final state, by final state.",

@@ -66,7 +66,7 @@ func TestSpoolRecoveryAtStart(t *testing.T) {
 	// Crash between DONE and the delete: the file goes, the job stays as it is.
 	finished := spoolMeta{ID: "6f1c1a52-0000-4000-8000-000000000003", TenantID: "acme", Archive: "done.tar.gz", SubmittedTS: now}
 	spoolJob(t, env, finished, archive)
-	store := &jobStore{db: env.db}
+	store := newJobStore(env.db)
 	doneJob := newJob(finished).to(StateInProgress, stamp(now)).to(StateDone, stamp(now))
 	doneJob.Overview = Overview{Total: 7, OK: 7}
 	if err := store.put(context.Background(), doneJob); err != nil {
@@ -93,7 +93,7 @@ func TestSpoolRecoveryAtStart(t *testing.T) {
 
 func TestJobWithoutArchiveHereTimesOutAtItsDeadline(t *testing.T) {
 	env := newJobEnv(t)
-	store := &jobStore{db: env.db}
+	store := newJobStore(env.db)
 	meta := spoolMeta{ID: "6f1c1a52-0000-4000-8000-000000000004", TenantID: "acme", Archive: "elsewhere.tar.gz", SubmittedTS: time.Now().UTC()}
 	if err := store.put(context.Background(), newJob(meta)); err != nil {
 		t.Fatal(err)

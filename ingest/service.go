@@ -134,7 +134,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		cfg: cfg, jobs: &jobStore{db: cfg.DB}, spool: sp, log: cfg.Log.With("component", "ingest"), now: time.Now,
+		cfg: cfg, jobs: newJobStore(cfg.DB), spool: sp, log: cfg.Log.With("component", "ingest"), now: time.Now,
 		entries: map[string]*entry{}, wake: make(chan struct{}, cfg.Workers),
 		quit: make(chan struct{}), runCtx: runCtx, cancelRun: cancel,
 	}

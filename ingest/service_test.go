@@ -210,7 +210,7 @@ func TestInterruptedJobPastItsDeadlineTimesOutAtRestart(t *testing.T) {
 	submitted := time.Now().Add(-time.Hour).UTC()
 	meta := spoolMeta{ID: "6f1c1a52-0000-4000-8000-000000000001", TenantID: "acme", Archive: "old.tar.gz", SubmittedTS: submitted}
 	spoolJob(t, env, meta, jobArchive(t, jobFile{"readings.json", readingsFile}))
-	store := &jobStore{db: env.db}
+	store := newJobStore(env.db)
 	j := newJob(meta).to(StateInProgress, stamp(submitted.Add(time.Second)))
 	if err := store.put(context.Background(), j); err != nil {
 		t.Fatal(err)

@@ -146,7 +146,7 @@ func (s *Service) acceptStored(ctx context.Context, st *staged) (Job, error) {
 		s.dropArchive(j)
 		return Job{}, err
 	}
-	if err := s.jobs.put(schema.WithCallTimeout(ctx, s.cfg.DB.Timeouts.Read), j); err != nil {
+	if err := s.jobs.putWithin(ctx, s.cfg.DB.Timeouts.Read, j); err != nil {
 		s.dropArchive(j)
 		return Job{}, err
 	}

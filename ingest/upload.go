@@ -59,7 +59,7 @@ func (s *Service) Submit(ctx context.Context, tenantID, contentType string, body
 	j := newJob(st.meta)
 	// The client waits for this row: bound it like a read, not like a bulk insert.
 	unrecorded := false
-	if err := s.jobs.put(schema.WithCallTimeout(ctx, s.cfg.DB.Timeouts.Read), j); err != nil {
+	if err := s.jobs.putWithin(ctx, s.cfg.DB.Timeouts.Read, j); err != nil {
 		if !schema.IsUnavailable(err) || ctx.Err() != nil {
 			// Not accepted: the client gets an error and sends again.
 			_ = s.spool.remove(j.ID)

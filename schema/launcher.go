@@ -35,11 +35,15 @@ const endpointFile = "endpoint"
 
 // serverConfig is the smallest configuration both 18.16 and current releases accept.
 // poll_interval=1 keeps SIGTERM from waiting 10 s on idle pooled connections.
+// old_parts_lifetime, cleanup_delay_period: parts merged away are deleted 15 s after the merge,
+// looked for every 5 s (defaults 480 s and 30 s), because a server loads every part on disk,
+// merged away or not, when it starts (see partsync.go).
 const serverConfig = `<yandex>
  <logger><console>1</console><level>warning</level></logger>
  <listen_host>127.0.0.1</listen_host>
  <mark_cache_size>67108864</mark_cache_size>
  <timezone>UTC</timezone>
+ <merge_tree><old_parts_lifetime>15</old_parts_lifetime><cleanup_delay_period>5</cleanup_delay_period></merge_tree>
  <users_config>config.xml</users_config>
  <profiles><default><poll_interval>1</poll_interval></default></profiles>
  <users><default><password/><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></default></users>
@@ -144,6 +148,7 @@ func startOnPort(ctx context.Context, bin string, prefix []string, dir string, p
 	if err := proc.waitReady(ctx, 50*time.Millisecond, func() error { return s.ping(ctx) }); err != nil {
 		return nil, err
 	}
+	go syncWhileRunning(filepath.Join(dir, "data"), proc.exited)
 	if err := os.WriteFile(filepath.Join(dir, endpointFile), []byte(s.DSN("default")+"\n"), 0o644); err != nil {
 		_ = s.Stop()
 		return nil, err

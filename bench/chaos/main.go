@@ -7,6 +7,7 @@
 //
 //	go run ./bench/chaos [--trials 20] [--stall 15s] [--seed 1] [--keep]
 //	go run ./bench/chaos --restart-after 10,100,1000   # start time as jobs accumulate
+//	[--out bench/results/chaos.md]                     # the output as a markdown results file
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,6 +39,7 @@ type options struct {
 	keep         bool
 	queryTimeout string
 	restartAfter string
+	out          string
 }
 
 func main() {
@@ -49,6 +52,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (data dir, energyd log)")
 	flag.StringVar(&o.queryTimeout, "query-timeout", "3s", "energyd --query-timeout: how long a read waits for a frozen store")
 	flag.StringVar(&o.restartAfter, "restart-after", "", "instead of the trials: comma-separated job counts (10,100,1000) after which energyd is killed and its start timed")
+	flag.StringVar(&o.out, "out", "", "markdown file the run's output is written to as well (make chaos: bench/results/chaos.md, make bench-restart: bench/results/restart.md)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("chaos: ")
@@ -88,10 +92,18 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer func() { ev.e.Stop() }()
+	rep := &report{}
 	if o.restartAfter != "" {
-		return restartGrowth(ctx, ev, o.restartAfter)
+		if err := restartGrowth(ctx, ev, o.restartAfter, rep); err != nil {
+			return err
+		}
+		return rep.write(o.out, "Restart time as jobs accumulate", "go run ./bench/chaos --restart-after "+o.restartAfter)
 	}
-	return trials(ctx, ev, o)
+	err = trials(ctx, ev, o, rep)
+	if werr := rep.write(o.out, "Crash trials", fmt.Sprintf("go run ./bench/chaos --trials %d", o.trials)); err == nil {
+		err = werr
+	}
+	return err
 }
 
 // startEnv starts energyd on a fresh data dir and creates the tenant, its token and its site
@@ -138,7 +150,7 @@ func (ev *env) restart(ctx context.Context) (daemon.Startup, error) {
 	return ev.d.WaitReady(ctx, e, 2*time.Minute)
 }
 
-func trials(ctx context.Context, ev *env, o options) error {
+func trials(ctx context.Context, ev *env, o options, rep *report) error {
 	rng := rand.New(rand.NewPCG(o.seed, 0))
 	l := newLedger()
 	ld := &load{api: ev.d.API, token: ev.token, ledger: l, client: &http.Client{Timeout: 30 * time.Second}}
@@ -148,7 +160,7 @@ func trials(ctx context.Context, ev *env, o options) error {
 	l.setPhase(phaseKills)
 	wg := ld.run(lctx, 2, 1, 50*time.Millisecond)
 
-	fmt.Printf("chaos: %d kill -9 trials of energyd during continuous submission (2 submitters, 1 reader; seed %d)\n", o.trials, o.seed)
+	rep.printf("chaos: %d kill -9 trials of energyd during continuous submission (2 submitters, 1 reader; seed %d)\n", o.trials, o.seed)
 	var starts []daemon.Startup
 	for i := 1; i <= o.trials; i++ {
 		after := time.Duration(200+rng.IntN(2300)) * time.Millisecond
@@ -164,7 +176,7 @@ func trials(ctx context.Context, ev *env, o options) error {
 			return fmt.Errorf("trial %d: %w", i, err)
 		}
 		starts = append(starts, st)
-		fmt.Printf("trial %2d: killed %.2f s into the load (%4d archives accepted so far); restarted: ClickHouse up %.2f s, ready %.2f s\n",
+		rep.printf("trial %2d: killed %.2f s into the load (%4d archives accepted so far); restarted: ClickHouse up %.2f s, ready %.2f s\n",
 			i, after.Seconds(), accepted, st.ClickHouse.Seconds(), st.Ready.Seconds())
 	}
 	sleep(ctx, 2*time.Second)
@@ -213,36 +225,36 @@ func trials(ctx context.Context, ev *env, o options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println()
-	fmt.Printf("%-22s %-12s %s\n", "phase", "requests", "statuses seen")
+	rep.printf("\n")
+	rep.printf("%-22s %-12s %s\n", "phase", "requests", "statuses seen")
 	for _, p := range []string{phaseKills, phaseStall, phaseKill, phaseAfter} {
 		for _, k := range []string{"submissions", "reads"} {
-			fmt.Printf("%-22s %-12s %s\n", p, k, l.statusLine(p, k))
+			rep.printf("%-22s %-12s %s\n", p, k, l.statusLine(p, k))
 		}
 	}
-	fmt.Println()
-	fmt.Printf("restarts after kill -9: ClickHouse up in %s s, ready in %s s (first → last trial)\n", spread(starts, true), spread(starts, false))
-	fmt.Printf("ClickHouse frozen %s: /readyz 503 after %s; reads 200 again %.2f s after SIGCONT%s\n",
+	rep.printf("\n")
+	rep.printf("restarts after kill -9: ClickHouse up in %s s, ready in %s s (first → last trial)\n", spread(starts, true), spread(starts, false))
+	rep.printf("ClickHouse frozen %s: /readyz 503 after %s; reads 200 again %.2f s after SIGCONT%s\n",
 		o.stall, seconds(noticed), stallRecovery.Seconds(), notIf(!recovered))
-	fmt.Printf("ClickHouse killed: reads 200 again %.2f s after the kill%s\n", killRecovery.Seconds(), notIf(!restarted))
-	fmt.Printf("archives: sent %d, accepted (200) %d, lost %d, duplicated %d (rows %d, jobs %d), still queued %d; not answered but stored whole %d, stored in part %d\n",
+	rep.printf("ClickHouse killed: reads 200 again %.2f s after the kill%s\n", killRecovery.Seconds(), notIf(!restarted))
+	rep.printf("archives: sent %d, accepted (200) %d, lost %d, duplicated %d (rows %d, jobs %d), still queued %d; not answered but stored whole %d, stored in part %d\n",
 		v.sent, v.accepted, len(v.lost), v.duplicatedRows+v.duplicatedJobs, v.duplicatedRows, v.duplicatedJobs, v.queued, v.unansweredStored, v.partial)
-	fmt.Printf("stored: %d rows, %d Wh (each archive's %d rows and Wh checked)\n", v.rows, v.wh, readingsPerArchive)
+	rep.printf("stored: %d rows, %d Wh (each archive's %d rows and Wh checked)\n", v.rows, v.wh, readingsPerArchive)
 	for _, x := range v.lost {
-		fmt.Println("lost:", x)
+		rep.printf("lost: %s\n", x)
 	}
 	if len(v.lost) > 0 || v.duplicatedRows+v.duplicatedJobs > 0 || v.partial > 0 || v.queued > 0 || !recovered || !restarted {
 		return errors.New("FAILED: see above")
 	}
-	fmt.Println("PASS")
+	rep.printf("PASS\n")
 	return nil
 }
 
 // restartGrowth times energyd's start after kill -9 as jobs accumulate.
-func restartGrowth(ctx context.Context, ev *env, counts string) error {
+func restartGrowth(ctx context.Context, ev *env, counts string, rep *report) error {
 	l := newLedger()
 	ld := &load{api: ev.d.API, token: ev.token, ledger: l, client: &http.Client{Timeout: 30 * time.Second}}
-	fmt.Printf("%-8s %-22s %s\n", "jobs", "ClickHouse up (s)", "ready (s)")
+	rep.printf("%-8s %-14s %-38s %s\n", "jobs", "parts on disk", "ClickHouse up (s), 3 restarts", "ready (s), 3 restarts")
 	for _, c := range strings.Split(counts, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil {
@@ -264,6 +276,7 @@ func restartGrowth(ctx context.Context, ev *env, counts string) error {
 		if _, err := ev.check(ctx, l, 5*time.Minute); err != nil {
 			return err
 		}
+		parts := partsOnDisk(ev.d.DataDir)
 		var runs []daemon.Startup
 		for range 3 {
 			st, err := ev.restart(ctx)
@@ -275,9 +288,25 @@ func restartGrowth(ctx context.Context, ev *env, counts string) error {
 		l.mu.Lock()
 		accepted := len(l.accepted)
 		l.mu.Unlock()
-		fmt.Printf("%-8d %-22s %s\n", accepted, spread(runs, true), spread(runs, false))
+		rep.printf("%-8d %-14d %-38s %s\n", accepted, parts, spread(runs, true), spread(runs, false))
 	}
 	return nil
+}
+
+// partsOnDisk counts the MergeTree part directories under energyd's embedded ClickHouse, merged
+// away or not: what the server loads when it starts.
+func partsOnDisk(dataDir string) int {
+	tables, _ := filepath.Glob(filepath.Join(dataDir, "clickhouse", "data", "data", "*", "*"))
+	n := 0
+	for _, t := range tables {
+		entries, _ := os.ReadDir(t)
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != "detached" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // waitStatus polls url until it answers want; it returns how long that took (-1: not within).
