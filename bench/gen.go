@@ -3,6 +3,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"energy/schema"
 	"energy/schema/registry"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -321,8 +323,31 @@ func (c *IndexColumns) insert(ctx context.Context, db *schema.DB) error {
 		c.Tenant, c.Site, c.Pod, c.TS, c.IndexBeforeChange, c.Nature, c.Generation, c.Dial, c.Value, c.Job)
 }
 
-// insertColumns sends one batch, column by column (far faster than row appends).
+// insertColumns sends one batch, column by column (far faster than row appends). A batch
+// refused because merges lag behind the inserts (too many parts in a partition: ClickHouse checks
+// before writing anything) is sent again after a pause, so that a large fleet loads on a slow or
+// busy machine.
 func insertColumns(ctx context.Context, db *schema.DB, insert string, columns ...any) error {
+	wait := time.Second
+	for try := 1; ; try++ {
+		err := insertColumnsOnce(ctx, db, insert, columns...)
+		var ex *clickhouse.Exception
+		if !errors.As(err, &ex) || ex.Code != tooManyParts || try == 10 { // 10 tries: about 3 minutes
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+// tooManyParts is ClickHouse's TOO_MANY_PARTS error code.
+const tooManyParts = 252
+
+func insertColumnsOnce(ctx context.Context, db *schema.DB, insert string, columns ...any) error {
 	b, err := db.Conn.PrepareBatch(ctx, insert)
 	if err != nil {
 		return err
