@@ -1,6 +1,7 @@
 package apidocs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"energy/query/comparison"
 )
 
 // comparisonFixture: site P (Europe/Paris) on tariff T1 (BASE 0.20 EUR/kWh, 146 EUR/year of
@@ -239,6 +244,12 @@ func TestYearlyComparisonCache(t *testing.T) {
 		var items []map[string]any
 		if err := json.Unmarshal(body, &items); err != nil || len(items) != 1 {
 			t.Fatalf("body %s: %v", body, err)
+		}
+		// The bytes the HTTP layer's own encoder wrote before answers were cached.
+		var typed []comparison.YearComparison
+		var encoded bytes.Buffer
+		if err := json.Unmarshal(body, &typed); err != nil || huma.DefaultJSONFormat.Marshal(&encoded, typed) != nil || encoded.String() != string(body) {
+			t.Errorf("answer %q, the default encoder writes %q (%v)", body, encoded.String(), err)
 		}
 		if wantCache == "HIT" {
 			if _, first, _ := h.do("GET", path, reader, ""); string(first) != string(body) {

@@ -1,6 +1,7 @@
 package comparison
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -50,6 +51,18 @@ func (c *Comparisons) JSON(ctx context.Context, site registry.Site, years []int,
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(items)
+		return encodeJSON(items)
 	})
+}
+
+// encodeJSON writes the answer as the HTTP layer's default encoder did before it was cached:
+// no HTML escaping, a final newline.
+func encodeJSON(items []YearComparison) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(items); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
