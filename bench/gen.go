@@ -364,7 +364,7 @@ func insertColumnsOnce(ctx context.Context, db *schema.DB, insert string, column
 // Optimize merges the readings tables so that every run measures the same, settled storage
 // (queries use FINAL and never depend on merges; merged parts only make them cheaper).
 func Optimize(ctx context.Context, db *schema.DB) error {
-	for _, t := range []string{"load_curve_points", "elec_indexes", "sites", "tariffs"} {
+	for _, t := range []string{"load_curve_points", "elec_indexes", "elec_indexes_by_site", "sites", "tariffs"} {
 		if err := db.Conn.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL"); err != nil {
 			return fmt.Errorf("optimize %s: %w", t, err)
 		}

@@ -59,7 +59,8 @@ func Migrations() ([]Migration, error) {
 // Render turns a migration into statements for a single node (cluster == "") or a cluster.
 // Placeholders: {{onCluster}}, {{table "t"}} (t, or t_local on a cluster),
 // {{engine "t" "ReplacingMergeTree(version)"}} (Replicated* on a cluster) and
-// {{distributed "t" "shardingKey"}} (a Distributed table over t_local on a cluster, else nothing).
+// {{distributed "t" "shardingKey"}} (a Distributed table over t_local on a cluster, else nothing)
+// and {{sharded "t"}} (the table of all shards: t, or the Distributed table t on a cluster).
 // On a cluster the tables of ReplicatedOnEveryNode are not sharded: each node holds a replica
 // of the whole table under its own name, so reads of the registry stay on the node.
 func Render(m Migration, database, cluster string) ([]string, error) {
@@ -79,6 +80,12 @@ func Render(m Migration, database, cluster string) ([]string, error) {
 				return quoteIdent(database) + "." + name
 			}
 			return quoteIdent(database) + "." + name + "_local"
+		},
+		"sharded": func(name string) string {
+			if cluster == "" {
+				return name
+			}
+			return quoteIdent(database) + "." + name
 		},
 		"engine": func(table, engine string) string {
 			if cluster == "" {

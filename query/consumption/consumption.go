@@ -76,6 +76,7 @@ type Engine struct {
 	gasCarbon     float64 // kgCO2e/kWh of gas when the gas tariff names none
 	now           func() time.Time
 	tariffs       *cache.Reference[registry.Tariff] // read-only once cached: shared by concurrent answers
+	rawReadings   bool                              // read the raw monthly index tables, not the by-site ones (tests compare both)
 }
 
 // NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
@@ -262,7 +263,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	}
 	fetchReadings := func(ctx context.Context) (err error) {
 		bracket := p.strategy != StrategyNoEstimated
-		d.readings, err = resolveReadings(ctx, c.db, p.fl, site.TenantID, site.SiteID, allowedNatures(p.req.IndexCategories), from, to, bracket, c.now())
+		d.readings, err = resolveReadings(ctx, c.db, p.fl, c.rawReadings, site.TenantID, site.SiteID, allowedNatures(p.req.IndexCategories), from, to, bracket, c.now())
 		return err
 	}
 	switch {

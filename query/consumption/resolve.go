@@ -166,10 +166,9 @@ func resolveRecords(recs []record) []reading {
 	return out
 }
 
-// readingWindow is how far around the fetched range the first query looks for the readings that
-// bracket it (the index at the period's start and end is interpolated between them): enough for
-// daily and monthly readings. Sparser readings are found by the bracket query, up to
-// readingLookaround away.
+// readingWindow is how far around the fetched range the readings that bracket it are looked for
+// first (the index at the period's start and end is interpolated between them): enough for daily
+// and monthly readings. Sparser readings are looked for up to readingLookaround away.
 const (
 	readingWindow     = 35 * 24 * time.Hour
 	readingLookaround = 400 * 24 * time.Hour
@@ -178,45 +177,61 @@ const (
 // resolveReadings returns the winning readings of the site's dials (of the fluid whose candidate
 // readings sql selects: candidateReadingsSQL or gasCandidateReadingsSQL) of the allowed natures in
 // [from, to] and, for each series (pod, dial), the nearest one before from and after to when
-// bracket is set; sorted by pod, dial, ts, the old meter's index first at a meter change.
+// bracket is set; sorted by pod, dial, ts, the old meter's index first at a meter change. raw
+// reads the raw monthly table instead of the by-site one (same rows, same answer).
 //
-// One query reads [from − 35 days, to + 35 days]; a second one runs only when a series (or the
-// whole site) has no reading in one of the margins, and fetches the nearest reading within
-// 400 days on that side (never after now: readings are not dated in the future).
-func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
-	from, to = from.UTC(), to.UTC()
+// The window is [from − 35 days, to + 35 days]. When a series (or the whole site) has no reading
+// in one of its margins, the nearest reading within 400 days on that side is added to every
+// series (never after now: readings are not dated in the future). One query reads both: with
+// bracket set it reads the 400-day margins at once, which costs a few more rows of one narrow
+// range and saves a second round trip to ClickHouse, the larger cost of a per-site answer.
+func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, raw bool, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
+	// Bounds are whole seconds, as DateTime columns and bound values are.
+	from, to = from.UTC().Truncate(time.Second), to.UTC().Truncate(time.Second)
+	lo, hi := from.Add(-readingWindow), to.Add(readingWindow)
+	// Past the window's end only when the after side can be needed: when it ends before now.
+	wantAfter := bracket && hi.Before(now)
+	readLo, readHi := lo, hi
+	if bracket {
+		readLo = from.Add(-readingLookaround)
+	}
+	if wantAfter {
+		readHi = to.Add(readingLookaround)
+	}
 	site := db.ReadSite(tenantID, siteID)
-	sql := fl.readingsOf(site)
-	recs, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, from.Add(-readingWindow), to.Add(readingWindow))
+	recs, err := queryRecords(ctx, site, fl.readingsOf(site, raw), tenantID, siteID, natures, readLo, readHi)
 	if err != nil {
 		return nil, err
 	}
-	out := resolveRecords(recs)
+	var window, beforeRecs, afterRecs []record
+	for _, r := range recs {
+		switch {
+		case r.ts.Before(lo):
+			beforeRecs = append(beforeRecs, r)
+		case r.ts.After(hi):
+			afterRecs = append(afterRecs, r)
+		default:
+			window = append(window, r)
+		}
+	}
+	out := resolveRecords(window)
 	sortReadings(out)
 	if !bracket {
 		return out, nil
 	}
 	before, after := missingBrackets(out, from, to)
-	after = after && to.Add(readingWindow).Before(now) // the window already reaches the present
+	after = after && wantAfter
 	if !before && !after {
 		return out, nil
 	}
-	var parts []string
-	var args []any
-	beforeEnd := from.Add(-readingWindow - time.Second)
+	var margins []record
 	if before { // the last reading of each series in [from − 400 days, from − 35 days)
-		parts = append(parts, sql)
-		args = append(args, tenantID, siteID, natures, from.Add(-readingLookaround), beforeEnd)
+		margins = append(margins, beforeRecs...)
 	}
 	if after { // the first reading of each series in (to + 35 days, to + 400 days]
-		parts = append(parts, sql)
-		args = append(args, tenantID, siteID, natures, to.Add(readingWindow+time.Second), to.Add(readingLookaround))
+		margins = append(margins, afterRecs...)
 	}
-	recs, err = queryRecords(ctx, site, strings.Join(parts, "\nUNION ALL\n"), args...)
-	if err != nil {
-		return nil, err
-	}
-	more := resolveRecords(recs)
+	more := resolveRecords(margins)
 	sortReadings(more)
 	for i := 0; i < len(more); {
 		j := i
@@ -227,7 +242,7 @@ func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, tenantID, si
 		// the last one of that side (the new meter's index at a meter change), the nearest one
 		// after the first of its side (the old meter's index).
 		k := i
-		for k < j && !more[k].ts.After(beforeEnd) {
+		for k < j && more[k].ts.Before(lo) {
 			k++
 		}
 		if k > i {
@@ -260,9 +275,10 @@ func missingBrackets(rs []reading, from, to time.Time) (before, after bool) {
 	return before, after
 }
 
-// queryRecords runs candidate readings SQL (its table named by the site's reader).
+// queryRecords runs candidate readings SQL (its table named by the site's reader) with the
+// settings of a tiny read (siteReadSettings).
 func queryRecords(ctx context.Context, site schema.SiteReader, sql string, args ...any) ([]record, error) {
-	rows, err := site.Conn.Query(ctx, sql, args...)
+	rows, err := site.Conn.Query(siteRead(ctx), sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("resolve index readings: %w", err)
 	}

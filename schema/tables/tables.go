@@ -12,6 +12,11 @@ const (
 	MaxPowers       = "max_powers"
 	LoadCurvePoints = "load_curve_points"
 	Pods            = "pods"
+
+	// The index readings laid out for reading one site (no monthly partitions): the rows of
+	// ElecIndexes and GasIndexes, copied by materialized views on every insert (migration 0024).
+	ElecIndexesBySite = "elec_indexes_by_site"
+	GasIndexesBySite  = "gas_indexes_by_site"
 )
 
 // Columns of the readings tables: every table has the identity columns; the others are

@@ -293,7 +293,7 @@ func writeResults(path, md string) error {
 
 // clearData empties the readings and reference tables of the benchmark database.
 func clearData(ctx context.Context, db *schema.DB) error {
-	for _, t := range []string{"load_curve_points", "elec_indexes", "sites", "tariffs"} {
+	for _, t := range []string{"load_curve_points", "elec_indexes", "elec_indexes_by_site", "sites", "tariffs"} {
 		var n uint64
 		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+t+" WHERE tenant_id = ?", bench.Tenant).Scan(&n); err != nil {
 			return err
