@@ -37,8 +37,8 @@ func inOwnSeconds(batch func() error) (logWindow, error) {
 func waitNextSecond() { time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second))) }
 
 // queryLog sends each per-site request kind to energyd, then its direct SQL, n times each, in
-// windows of their own, and reads what ClickHouse logged for them: the "before" of the engine
-// work on pre-computed daily energy.
+// windows of their own, and reads what ClickHouse logged for them: the queries, rows and bytes
+// each answer costs the server.
 func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
 	n := p.o.logRequests
 	logf("system.query_log: %d requests of each kind to energyd and as direct SQL...", n)
