@@ -46,7 +46,7 @@ func TestMigrationsApplyOnClickHouse26(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := strings.Fields(string(out))
-	for _, want := range []string{"schema_migrations", "tenants", "sites", "elec_indexes", "load_curve_points", "jobs"} {
+	for _, want := range []string{"schema_migrations", "tenants", "sites", "elec_indexes", "elec_indexes_by_site", "gas_indexes_by_site", "load_curve_points", "jobs"} {
 		if !contains(tables, want) {
 			t.Errorf("table %s missing on 26.x after migrations: %v", want, tables)
 		}
@@ -74,7 +74,9 @@ func TestClusterMigrationsParseOnClickHouse26(t *testing.T) {
 		stmts = append(stmts, r...)
 	}
 	for _, st := range stmts {
-		if !strings.Contains(st, "ON CLUSTER") && !alterOfTableOnEveryNode(st) {
+		// An INSERT (the by-site index tables filled from the raw ones) runs once, from one node,
+		// through the Distributed tables, which send each row to its shard.
+		if !strings.Contains(st, "ON CLUSTER") && !alterOfTableOnEveryNode(st) && !strings.HasPrefix(st, "INSERT INTO `energy`.") {
 			t.Errorf("cluster statement without ON CLUSTER:\n%s", st)
 		}
 		lit := "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st) + "'"
