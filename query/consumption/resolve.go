@@ -275,10 +275,12 @@ func missingBrackets(rs []reading, from, to time.Time) (before, after bool) {
 	return before, after
 }
 
-// queryRecords runs candidate readings SQL (its table named by the site's reader) with the
-// settings of a tiny read (siteReadSettings).
+// queryRecords runs candidate readings SQL (its table named by the site's reader). No per-query
+// settings: max_threads = 1 measured no faster (p50 7.7 vs 8.1 ms, 11.1 vs 11.3 ms, 400
+// interleaved reads each on the shared machine): one site's range of the by-site table lies in
+// one part and a few granules, which ClickHouse reads with one stream anyway.
 func queryRecords(ctx context.Context, site schema.SiteReader, sql string, args ...any) ([]record, error) {
-	rows, err := site.Conn.Query(siteRead(ctx), sql, args...)
+	rows, err := site.Conn.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("resolve index readings: %w", err)
 	}
