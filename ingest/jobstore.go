@@ -15,7 +15,8 @@ import (
 type jobStore struct {
 	db     *schema.DB
 	rowVer schema.RowVersions
-	writer jobWriter
+	// writer shares inserts between the state changes of jobs that change at the same time.
+	writer *schema.GroupInsert
 }
 
 const jobColumns = "tenant_id, job_id, archive, state, state_ts, submitted_ts, history_states, history_ts, " +
@@ -25,7 +26,10 @@ const jobColumns = "tenant_id, job_id, archive, state, state_ts, submitted_ts, h
 const jobInsert = "INSERT INTO jobs (" + jobColumns + ", files, version)"
 
 func newJobStore(db *schema.DB) *jobStore {
-	return &jobStore{db: db, writer: jobWriter{db: db}}
+	return &jobStore{db: db, writer: schema.NewGroupInsert(db, jobInsert, func(rows int) {
+		jobStateInserts.Inc()
+		jobStatesWritten.Add(float64(rows))
+	})}
 }
 
 // version returns the version of a job row written now: the last write wins.
@@ -55,8 +59,8 @@ func (s *jobStore) putWithin(ctx context.Context, within time.Duration, j Job) e
 	if j.Error != nil {
 		code, msg = j.Error.Code, j.Error.Message
 	}
-	return s.writer.write(ctx, within, []any{j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
-		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version()})
+	return s.writer.Write(ctx, within, j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
+		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version())
 }
 
 // get returns a job of the tenant with its file reports, or ErrJobNotFound.

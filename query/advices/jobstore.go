@@ -14,6 +14,12 @@ import (
 type jobStore struct {
 	db     *schema.DB
 	rowVer schema.RowVersions
+	// writer shares inserts between the status changes of jobs that change at the same time.
+	writer *schema.GroupInsert
+}
+
+func newJobStore(db *schema.DB) *jobStore {
+	return &jobStore{db: db, writer: schema.NewGroupInsert(db, "INSERT INTO advice_jobs ("+adviceJobColumns+", version)", nil)}
 }
 
 const adviceJobColumns = "tenant_id, job_id, status, created_ts, updated_ts, inputs, result, error"
@@ -30,8 +36,7 @@ func (s *jobStore) put(ctx context.Context, j Job) error {
 			return err
 		}
 	}
-	return schema.InsertRow(ctx, s.db, "INSERT INTO advice_jobs ("+adviceJobColumns+", version)",
-		j.TenantID, j.ID, j.Status, j.CreatedTS.UTC(), j.UpdatedTS.UTC(), string(inputs), string(results), j.Error, s.rowVer.Next())
+	return s.writer.Write(ctx, 0, j.TenantID, j.ID, j.Status, j.CreatedTS.UTC(), j.UpdatedTS.UTC(), string(inputs), string(results), j.Error, s.rowVer.Next())
 }
 
 // get returns a job of the tenant, or ErrJobNotFound.

@@ -54,7 +54,7 @@ func NewService(db *schema.DB, cfg Config) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{cfg: cfg, store: &jobStore{db: db}, log: log, wake: make(chan struct{}, 1), quit: make(chan struct{})}
+	return &Service{cfg: cfg, store: newJobStore(db), log: log, wake: make(chan struct{}, 1), quit: make(chan struct{})}
 }
 
 // Start queues the unfinished jobs found in the store and starts the workers.

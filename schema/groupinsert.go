@@ -1,0 +1,113 @@
+package schema
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// GroupInsert writes rows of one INSERT statement in shared inserts (group commit). Each insert
+// is a part that ClickHouse merges later and loads again at every start until the merged-away
+// copy is deleted, so rows written at the same time (the state changes of concurrent jobs) go
+// in one insert. A caller still returns only once its row is stored: nothing is reported that
+// is not durable. A write that finds no insert running starts one at once (no added wait); the
+// writes that arrive meanwhile go in the next one.
+type GroupInsert struct {
+	db     *DB
+	insert string
+	// sent, when set, hears each insert that succeeded and how many rows it carried.
+	sent func(rows int)
+
+	mu       sync.Mutex
+	queue    []*pendingRow
+	flushing bool
+}
+
+// pendingRow is one row waiting for its insert.
+type pendingRow struct {
+	ctx    context.Context
+	within time.Duration // how long the caller lets the insert take (0: the store's write bound)
+	row    []any
+	done   chan error // receives the insert's outcome
+}
+
+// NewGroupInsert writes rows with insert ("INSERT INTO t (columns)"); sent, when not nil,
+// hears each insert sent and its number of rows.
+func NewGroupInsert(db *DB, insert string, sent func(rows int)) *GroupInsert {
+	return &GroupInsert{db: db, insert: insert, sent: sent}
+}
+
+// Write stores row (values in the insert's column order) and returns once it is stored, or
+// when ctx ends or the insert fails. within bounds the insert that carries the row (0: the
+// store's write bound).
+func (g *GroupInsert) Write(ctx context.Context, within time.Duration, row ...any) error {
+	p := &pendingRow{ctx: ctx, within: within, row: row, done: make(chan error, 1)}
+	g.mu.Lock()
+	g.queue = append(g.queue, p)
+	if !g.flushing {
+		g.flushing = true
+		go g.flush()
+	}
+	g.mu.Unlock()
+	select {
+	case err := <-p.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// flush inserts the waiting rows, one insert for all of them, until none is left.
+func (g *GroupInsert) flush() {
+	for {
+		g.mu.Lock()
+		batch := g.queue
+		g.queue = nil
+		if len(batch) == 0 {
+			g.flushing = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+		err := g.send(batch)
+		for _, p := range batch {
+			p.done <- err
+		}
+	}
+}
+
+// send inserts the rows whose callers still wait, bounded by the shortest time one of them
+// allows.
+func (g *GroupInsert) send(batch []*pendingRow) error {
+	var rows [][]any
+	var within time.Duration
+	for _, p := range batch {
+		if p.ctx.Err() != nil {
+			continue // its caller has given up and reported the failure
+		}
+		rows = append(rows, p.row)
+		if p.within > 0 && (within == 0 || p.within < within) {
+			within = p.within
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	b, err := g.db.Conn.PrepareBatch(WithCallTimeout(context.Background(), within), g.insert)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := b.Append(r...); err != nil {
+			_ = b.Abort()
+			return err
+		}
+	}
+	if err := b.Send(); err != nil {
+		return err
+	}
+	if g.sent != nil {
+		g.sent(len(rows))
+	}
+	return nil
+}
