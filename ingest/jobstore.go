@@ -80,6 +80,29 @@ func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error)
 	return j, nil
 }
 
+// latestOf returns the jobs among ids (without their file reports), by id; ids not stored are
+// absent. One read per recoveryChunk ids instead of one per job: a start recovers every queued
+// job this way.
+func (s *jobStore) latestOf(ctx context.Context, ids []string) (map[string]Job, error) {
+	out := make(map[string]Job, len(ids))
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), recoveryChunk)]
+		ids = ids[len(chunk):]
+		jobs, err := schema.ScanAll(ctx, s.db, scanListedJob,
+			"SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM jobs FINAL WHERE has(?, job_id))", chunk)
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range jobs {
+			out[j.ID] = j
+		}
+	}
+	return out, nil
+}
+
+// recoveryChunk bounds the ids bound into one query (their text counts in max_query_size).
+const recoveryChunk = 1000
+
 // ListFilter selects a page of a tenant's jobs whose state.ts lies in [Begin, End].
 type ListFilter struct {
 	State      string // empty: every state

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 )
@@ -25,17 +24,23 @@ func (s *Service) recover(ctx context.Context) error {
 		s.log.Error("unreadable spool file left in place", "file", name, "dir", s.spool.dir)
 	}
 	sort.Slice(metas, func(i, j int) bool { return metas[i].SubmittedTS.Before(metas[j].SubmittedTS) })
+	ids := make([]string, len(metas))
+	for i, m := range metas {
+		ids[i] = m.ID
+	}
+	stored, err := s.jobs.latestOf(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("ingest: read the spooled archives' jobs: %w", err)
+	}
 	requeued, registered := 0, 0
 	for _, m := range metas {
-		j, err := s.jobs.get(ctx, m.TenantID, m.ID)
-		if errors.Is(err, ErrJobNotFound) {
+		j, found := stored[m.ID]
+		if !found || j.TenantID != m.TenantID {
 			j = newJob(m)
 			if err := s.jobs.put(ctx, j); err != nil {
 				return fmt.Errorf("ingest: re-register job %s: %w", m.ID, err)
 			}
 			registered++
-		} else if err != nil {
-			return fmt.Errorf("ingest: read job %s: %w", m.ID, err)
 		}
 		if Final(j.State) {
 			if err := s.spool.remove(m.ID); err != nil {
@@ -43,7 +48,6 @@ func (s *Service) recover(ctx context.Context) error {
 			}
 			continue
 		}
-		j.Files = nil
 		if s.add(j, m.SubmittedTS.Add(s.cfg.Deadline), false) {
 			requeued++
 		}
