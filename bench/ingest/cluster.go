@@ -108,7 +108,7 @@ func runCluster(ctx context.Context, o options) error {
 // latency through an energyd with its cache and one without.
 func measureStore(ctx context.Context, o options, archives []*benchArchive, st store, dsns []string, cluster, dir string) (*storeResult, string, error) {
 	name := st.name
-	db, err := schema.OpenWithTimeouts(ctx, dsns[0], cluster, schema.Timeouts{Read: 10 * time.Minute, Write: 10 * time.Minute, Migrate: 10 * time.Minute})
+	db, err := schema.OpenWithTimeouts(ctx, dsns[0], cluster, loadTimeouts)
 	if err != nil {
 		return nil, "", err
 	}
@@ -269,7 +269,7 @@ func clusterMarkdown(machineLines string, o options, archives []*benchArchive, s
 			r := in.replay
 			w("| %s | %d | %d | %s | %.2f s | %s | %s | %.2f | %.2f s | %.2f s |\n", s.name, in.replicas, r.done, thousands(float64(r.rows)), r.last.Sub(r.first).Seconds(),
 				thousands(r.rowsPerSecond()), thousands(r.rowsPerSecond()*float64(s.copies)/float64(s.nodes)), r.archivesPerSecond(),
-				percentileOf(r.jobTimes, 50).Seconds(), percentileOf(r.jobTimes, 99).Seconds())
+				bench.Percentile(r.jobTimes, 50).Seconds(), bench.Percentile(r.jobTimes, 99).Seconds())
 		}
 	}
 	w("\n| request | single node computed p50 / p99 | cluster computed p50 / p99 | cluster / single computed p50 | single node cached p50 / p99 | cluster cached p50 / p99 |\n|---|---:|---:|---:|---:|---:|\n")
@@ -280,9 +280,9 @@ func clusterMarkdown(machineLines string, o options, archives []*benchArchive, s
 			label += " (window of 1,200)"
 		}
 		w("| %s | %s / %s | %s / %s | %.2f× | %s / %s | %s / %s |\n", label,
-			msOf(percentileOf(sl.cold, 50)), msOf(percentileOf(sl.cold, 99)), msOf(percentileOf(cl.cold, 50)), msOf(percentileOf(cl.cold, 99)),
-			float64(percentileOf(cl.cold, 50))/float64(max(percentileOf(sl.cold, 50), time.Microsecond)),
-			msOf(percentileOf(sl.cached, 50)), msOf(percentileOf(sl.cached, 99)), msOf(percentileOf(cl.cached, 50)), msOf(percentileOf(cl.cached, 99)))
+			msOf(bench.Percentile(sl.cold, 50)), msOf(bench.Percentile(sl.cold, 99)), msOf(bench.Percentile(cl.cold, 50)), msOf(bench.Percentile(cl.cold, 99)),
+			float64(bench.Percentile(cl.cold, 50))/float64(max(bench.Percentile(sl.cold, 50), time.Microsecond)),
+			msOf(bench.Percentile(sl.cached, 50)), msOf(bench.Percentile(sl.cached, 99)), msOf(bench.Percentile(cl.cached, 50)), msOf(bench.Percentile(cl.cached, 99)))
 	}
 	w("\nOn this machine the cluster's four ClickHouse servers, ZooKeeper, the energyd and the benchmark share the same cores: the cluster cannot be faster than the single node here, " +
 		"and the figures show its overhead (replication, quorum inserts of the archives, ZooKeeper) rather than the capacity of a cluster of machines, where each node has its own cores. " +

@@ -114,22 +114,11 @@ func run(ctx context.Context, o options) error {
 	}
 	defer cleanup()
 
-	log.Printf("starting ClickHouse")
-	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
+	dsn, db, stopStore, err := startStore(ctx, o, tmp)
 	if err != nil {
 		return err
 	}
-	if ch != nil {
-		defer ch.Stop()
-	}
-	db, err := schema.Open(ctx, dsn, "")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx, nil); err != nil {
-		return err
-	}
+	defer stopStore()
 
 	log.Printf("starting energyd (%d workers)", o.workers)
 	api, stopEnergyd, err := startEnergyd(ctx, o, filepath.Join(tmp, "energyd"), dsn)
@@ -266,6 +255,36 @@ func prepare(ctx context.Context, o *options, name string) (tmp string, archives
 	}
 	return tmp, []*benchArchive{&smart, &curves}, remove, nil
 }
+
+// startStore launches ClickHouse under tmp (unless --clickhouse-dsn names one), opens database
+// energy with timeouts fit for loading a data set and applies the migrations; stop closes and
+// stops what it started.
+func startStore(ctx context.Context, o options, tmp string) (dsn string, db *schema.DB, stop func(), err error) {
+	log.Printf("starting ClickHouse")
+	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	stopServer := func() {}
+	if ch != nil {
+		stopServer = func() { _ = ch.Stop() }
+	}
+	db, err = schema.OpenWithTimeouts(ctx, dsn, "", loadTimeouts)
+	if err == nil {
+		if err = db.Migrate(ctx, nil); err != nil {
+			db.Close()
+		}
+	}
+	if err != nil {
+		stopServer()
+		return "", nil, nil, err
+	}
+	return dsn, db, func() { db.Close(); stopServer() }, nil
+}
+
+// loadTimeouts bound the benchmark's own ClickHouse calls: loading a data set on a busy machine
+// takes far longer than the service's per-call defaults allow.
+var loadTimeouts = schema.Timeouts{Read: 10 * time.Minute, Write: 10 * time.Minute, Migrate: 10 * time.Minute}
 
 // putSites registers the archives' sites in the benchmark's tenant.
 func putSites(ctx context.Context, reg *registry.Store) error {

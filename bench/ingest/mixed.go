@@ -9,13 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"energy/bench"
-	"energy/schema"
 	"energy/schema/registry"
 )
 
@@ -108,22 +106,11 @@ func runMixed(ctx context.Context, o options) error {
 		return err
 	}
 	defer cleanup()
-	log.Printf("starting ClickHouse")
-	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
+	dsn, db, stopStore, err := startStore(ctx, o, tmp)
 	if err != nil {
 		return err
 	}
-	if ch != nil {
-		defer ch.Stop()
-	}
-	db, err := schema.OpenWithTimeouts(ctx, dsn, "", schema.Timeouts{Read: 10 * time.Minute, Write: 10 * time.Minute, Migrate: 10 * time.Minute})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx, nil); err != nil {
-		return err
-	}
+	defer stopStore()
 	reg := registry.New(db)
 	log.Printf("loading the dashboards' data: %d sites × one year", m.readSites)
 	spec := bench.Spec{Sites: m.readSites, Year: readYear}
@@ -298,17 +285,6 @@ func replayArchives(ctx context.Context, api, token string, archives []*benchArc
 	wg.Wait()
 }
 
-// percentileOf is the nearest-rank percentile of ds (0 when empty).
-func percentileOf(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.999999) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
-
 func msOf(d time.Duration) string {
 	if d >= 10*time.Millisecond {
 		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
@@ -318,11 +294,11 @@ func msOf(d time.Duration) string {
 
 // p99Ratio is a kind's p99 under ingest over its idle p99.
 func p99Ratio(idle, loaded *readStats, k readKind) float64 {
-	i := percentileOf(idle.latencies[k], 99)
+	i := bench.Percentile(idle.latencies[k], 99)
 	if i <= 0 {
 		return 0
 	}
-	return float64(percentileOf(loaded.latencies[k], 99)) / float64(i)
+	return float64(bench.Percentile(loaded.latencies[k], 99)) / float64(i)
 }
 
 // machineHeader is the machine and date lines of the ingest benchmark's header.
@@ -353,14 +329,14 @@ func mixedMarkdown(machineLines string, m mixedOptions, idle, loaded *readStats,
 			name += fmt.Sprintf(" (%d answers with another X-Cache)", u)
 		}
 		w("| %s | %d | %s | %s | %d | %s | %s | %.2f× | %d |\n", name,
-			len(idle.latencies[k]), msOf(percentileOf(idle.latencies[k], 50)), msOf(percentileOf(idle.latencies[k], 99)),
-			len(loaded.latencies[k]), msOf(percentileOf(loaded.latencies[k], 50)), msOf(percentileOf(loaded.latencies[k], 99)),
+			len(idle.latencies[k]), msOf(bench.Percentile(idle.latencies[k], 50)), msOf(bench.Percentile(idle.latencies[k], 99)),
+			len(loaded.latencies[k]), msOf(bench.Percentile(loaded.latencies[k], 50)), msOf(bench.Percentile(loaded.latencies[k], 99)),
 			p99Ratio(idle, loaded, kind), failed)
 	}
 	w("\nIngest during the reads: %d archives submitted, %d DONE with every operation OK, %d failed; %s rows stored; %s rows/s and %.2f archives/s sustained "+
 		"(from the start of the phase to the last job DONE); POST → DONE p50 %.2f s, p99 %.2f s.\n",
 		r.submitted, r.done, r.failed, thousands(float64(r.rows)), thousands(r.rowsPerSecond()), r.archivesPerSecond(),
-		percentileOf(r.jobTimes, 50).Seconds(), percentileOf(r.jobTimes, 99).Seconds())
+		bench.Percentile(r.jobTimes, 50).Seconds(), bench.Percentile(r.jobTimes, 99).Seconds())
 	for _, e := range r.errs {
 		w("\nFailure: %s\n", e)
 	}

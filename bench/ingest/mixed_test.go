@@ -43,18 +43,6 @@ func TestReplayBookkeeping(t *testing.T) {
 	}
 }
 
-func TestPercentileOf(t *testing.T) {
-	ds := ms(5, 1, 4, 2, 3, 10, 9, 8, 7, 6)
-	for p, want := range map[float64]float64{50: 5, 90: 9, 99: 10, 100: 10, 1: 1} {
-		if got := percentileOf(ds, p); got != time.Duration(want*float64(time.Millisecond)) {
-			t.Errorf("p%v = %v, want %v ms", p, got, want)
-		}
-	}
-	if percentileOf(nil, 99) != 0 {
-		t.Error("empty: want 0")
-	}
-}
-
 func TestMixedTableJudgesP99AgainstIdleAndFailures(t *testing.T) {
 	idle := &readStats{}
 	idle.latencies[readComputed] = ms(10, 12, 20)

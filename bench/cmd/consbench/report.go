@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -92,15 +91,7 @@ func (r *report) describeData(ctx context.Context, db *schema.DB) error {
 }
 
 // percentile is the nearest-rank percentile of ds.
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.999999) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
+func percentile(ds []time.Duration, p float64) time.Duration { return bench.Percentile(ds, p) }
 
 func ms(d time.Duration) string {
 	switch {
