@@ -2,7 +2,9 @@ package schema
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,9 +28,11 @@ type GroupInsert struct {
 // pendingRow is one row waiting for its insert.
 type pendingRow struct {
 	ctx    context.Context
-	within time.Duration // how long the caller lets the insert take (0: the store's write bound)
+	within time.Duration // how long the caller waits for its row to be stored
 	row    []any
 	done   chan error // receives the insert's outcome
+	// abandoned: its caller stopped waiting (an insert not yet sent leaves the row out).
+	abandoned atomic.Bool
 }
 
 // NewGroupInsert writes rows with insert ("INSERT INTO t (columns)"); sent, when not nil,
@@ -38,9 +42,13 @@ func NewGroupInsert(db *DB, insert string, sent func(rows int)) *GroupInsert {
 }
 
 // Write stores row (values in the insert's column order) and returns once it is stored, or
-// when ctx ends or the insert fails. within bounds the insert that carries the row (0: the
-// store's write bound).
+// when ctx ends or the insert fails. within bounds the caller's wait, the time spent behind an
+// insert already under way included, and the insert that carries the row (0: the store's
+// write bound); past it the error is context.DeadlineExceeded (the store does not answer).
 func (g *GroupInsert) Write(ctx context.Context, within time.Duration, row ...any) error {
+	if within <= 0 {
+		within = g.db.Timeouts.orDefaults().Write
+	}
 	p := &pendingRow{ctx: ctx, within: within, row: row, done: make(chan error, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, p)
@@ -49,11 +57,17 @@ func (g *GroupInsert) Write(ctx context.Context, within time.Duration, row ...an
 		go g.flush()
 	}
 	g.mu.Unlock()
+	wait := time.NewTimer(within)
+	defer wait.Stop()
 	select {
 	case err := <-p.done:
 		return err
 	case <-ctx.Done():
+		p.abandoned.Store(true)
 		return ctx.Err()
+	case <-wait.C:
+		p.abandoned.Store(true)
+		return fmt.Errorf("insert not done within %s: %w", within, context.DeadlineExceeded)
 	}
 }
 
@@ -82,11 +96,11 @@ func (g *GroupInsert) send(batch []*pendingRow) error {
 	var rows [][]any
 	var within time.Duration
 	for _, p := range batch {
-		if p.ctx.Err() != nil {
+		if p.ctx.Err() != nil || p.abandoned.Load() {
 			continue // its caller has given up and reported the failure
 		}
 		rows = append(rows, p.row)
-		if p.within > 0 && (within == 0 || p.within < within) {
+		if within == 0 || p.within < within {
 			within = p.within
 		}
 	}
