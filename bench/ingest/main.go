@@ -121,7 +121,7 @@ func run(ctx context.Context, o options) error {
 	defer stopStore()
 
 	log.Printf("starting energyd (%d workers)", o.workers)
-	api, stopEnergyd, err := startEnergyd(ctx, o, filepath.Join(tmp, "energyd"), dsn)
+	api, stopEnergyd, err := startEnergyd(ctx, o, filepath.Join(tmp, "energyd-run"), dsn)
 	if err != nil {
 		return err
 	}

@@ -203,7 +203,12 @@ func (c *Engine) Compare(ctx context.Context, site registry.Site, years []int, n
 		g.Go(func() (err error) {
 			from, to := periods[0].start, periods[0].end
 			for _, p := range periods[1:] {
-				from, to = minTime(from, p.start), maxTime(to, p.end)
+				if p.start.Before(from) {
+					from = p.start
+				}
+				if p.end.After(to) {
+					to = p.end
+				}
 			}
 			means, err = c.weather.DailyMeans(gctx, site.TenantID, site.WeatherStationID, loc, from, to)
 			return err
@@ -225,20 +230,6 @@ func (c *Engine) Compare(ctx context.Context, site registry.Site, years []int, n
 		out[i] = item
 	}
 	return out, nil
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // comparedConsumption takes the period's single step of a consumption answer.
