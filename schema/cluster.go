@@ -42,7 +42,21 @@ type ClusterPorts struct {
 
 // StartLocalCluster launches ZooKeeper and the four nodes under dir and waits until every node
 // answers. On failure it stops what it started.
+//
+// Free ports are chosen before the first node starts and every node's configuration names all
+// of them, so another process on the machine (parallel test packages start servers of their
+// own) can take one in the seconds before its node binds it: then the whole cluster is started
+// again on new ports. Ports given by the caller are never changed.
 func StartLocalCluster(ctx context.Context, dir string, ports ClusterPorts) (*LocalCluster, error) {
+	for attempt := 1; ; attempt++ {
+		c, err := startLocalClusterOnce(ctx, dir, ports)
+		if err == nil || ports.Base != 0 || attempt == 3 || !strings.Contains(err.Error(), "Address already in use") {
+			return c, err
+		}
+	}
+}
+
+func startLocalClusterOnce(ctx context.Context, dir string, ports ClusterPorts) (*LocalCluster, error) {
 	bin, prefix, err := FindServerBinary()
 	if err != nil {
 		return nil, err
