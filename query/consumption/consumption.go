@@ -137,12 +137,12 @@ func (c *Engine) ComputeAll(ctx context.Context, site registry.Site, reqs []Requ
 	}
 	out := make([]*ConsumptionResult, len(reqs))
 	if !shareOneRead(plans) {
-		for i, req := range reqs {
-			res, err := c.Compute(ctx, site, req)
+		for i, p := range plans {
+			d, err := c.fetch(ctx, site, p, p.start, p.fetchEnd)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = res
+			out[i] = p.evaluate(d)
 		}
 		return out, nil
 	}

@@ -21,9 +21,9 @@ const (
 // record's index unit and kWh per index unit: 1 when the index is in kWh, else its conversion
 // factor to kWh, NaN when it has neither (such a reading closes an interval of unknown energy).
 //
-// Gas meters have no dials: the dial is an empty string made a full column (materialize), since
-// 18.16 refuses a constant column where the UNION ALL of the bracketing reads, through a
-// Distributed table on a cluster, meets the same column non-constant.
+// Gas meters have no dials: the dial is an empty string made a full column (materialize), as it
+// was when the bracketing readings came from a second SELECT joined by UNION ALL, which 18.16
+// refused on a cluster with a constant column; one read now fetches both.
 func gasCandidateReadingsSQL(table string) string {
 	return "SELECT " +
 		tables.List(tables.PodID, "materialize('') AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
