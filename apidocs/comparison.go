@@ -46,12 +46,13 @@ type comparisonHandler struct {
 }
 
 // registerComparison registers the yearly comparison. A nil comparisons gets a default
-// consumption engine (energy and cost do not depend on the carbon coefficient) behind a
-// default-sized cache.
+// consumption engine (energy and cost do not depend on the carbon coefficient) and the
+// stations' cached daily means, behind a default-sized cache.
 func registerComparison(api huma.API, reg *registry.Store, comparisons *comparison.Comparisons) {
 	if comparisons == nil {
 		engine := consumption.NewEngine(reg.DB(), reg, DefaultCarbonCoefficient)
-		comparisons = comparison.NewComparisons(comparison.NewEngine(engine, weather.NewStore(reg.DB())), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
+		means := weather.NewCachedMeans(weather.NewStore(reg.DB()), reg.Versions)
+		comparisons = comparison.NewComparisons(comparison.NewEngine(engine, means), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
 	h := &comparisonHandler{comparisons: comparisons, sites: cache.NewSites(reg)}
 	// The body is cached JSON bytes: the operation declares its shape since Huma cannot see it.

@@ -28,9 +28,11 @@ func (c config) budgets(budgeter *heating.Budgeter, reg *registry.Store) *heatin
 }
 
 // comparisons is the yearly comparison over the one engine, behind a result cache of the same
-// bounds.
+// bounds; the stations' daily means are kept in their own small cache whatever those bounds
+// (many sites share a station).
 func (c config) comparisons(engine *consumption.Engine, db *schema.DB, reg *registry.Store) *comparison.Comparisons {
-	return comparison.NewComparisons(comparison.NewEngine(engine, weather.NewStore(db)), reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
+	means := weather.NewCachedMeans(weather.NewStore(db), reg.Versions)
+	return comparison.NewComparisons(comparison.NewEngine(engine, means), reg.Versions, c.CacheEntries, int64(c.CacheMB)<<20)
 }
 
 // budgeter fits the heating model; the budget endpoints and the recommendation engine's

@@ -137,16 +137,22 @@ type Consumptions interface {
 	ComputeAll(ctx context.Context, site registry.Site, reqs []consumption.Request) ([]*consumption.ConsumptionResult, error)
 }
 
+// DailyMeans reads a station's daily mean temperatures over the local days of a span, keyed
+// by yyyymmdd; *weather.Store reads them, *weather.CachedMeans keeps them between requests.
+type DailyMeans interface {
+	DailyMeans(ctx context.Context, tenantID, stationID string, loc *time.Location, from, to time.Time) (map[uint32]float64, error)
+}
+
 // Engine compares a site's yearly electricity with the previous year, taking energy and
 // cost from the consumption engine (so both endpoints agree) and the weather from the site's
 // station.
 type Engine struct {
 	engine  Consumptions
-	weather *weather.Store
+	weather DailyMeans
 }
 
-// NewEngine returns the comparison over the consumption engine and the weather store.
-func NewEngine(engine Consumptions, weather *weather.Store) *Engine {
+// NewEngine returns the comparison over the consumption engine and the stations' daily means.
+func NewEngine(engine Consumptions, weather DailyMeans) *Engine {
 	return &Engine{engine: engine, weather: weather}
 }
 

@@ -183,6 +183,60 @@ func TestComparison(t *testing.T) {
 	t.Run("UndefinedRates", f.testUndefinedRates)
 	t.Run("OngoingYearMonthForMonth", f.testOngoingYearMonthForMonth)
 	t.Run("EqualsTheEngineYearlyTotal", f.testEqualsTheEngineYearlyTotal)
+	// Last: it changes station ST2's weather.
+	t.Run("CachedMeansAnswerAsTheStore", f.testCachedMeansAnswerAsTheStore)
+}
+
+// testCachedMeansAnswerAsTheStore: with the stations' daily means cached, answers are the bytes
+// of answers read from the store, and a weather change made as the PUT handler makes it is in
+// the next answer.
+func (f *cmpFixture) testCachedMeansAnswerAsTheStore(t *testing.T) {
+	now := time.Date(2025, 3, 10, 12, 0, 0, 0, f.loc)
+	cached := NewEngine(f.engine, weather.NewCachedMeans(weather.NewStore(f.db), f.reg.Versions))
+	answer := func(e *Engine, site string, years ...int) string {
+		t.Helper()
+		items, err := e.Compare(f.ctx, f.sites[site], years, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := encodeJSON(items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		site  string
+		years []int
+	}{{"A", []int{2021, 2022, 2023, 2024}}, {"B", []int{2022, 2023}}, {"C", []int{2022}}, {"E", []int{2022}}, {"A", []int{2022}}} {
+		want := answer(f.cmp, c.site, c.years...)
+		for _, pass := range []string{"first", "second"} {
+			if got := answer(cached, c.site, c.years...); got != want {
+				t.Errorf("%s %v, %s cached read:\n%s\nwant\n%s", c.site, c.years, pass, got, want)
+			}
+		}
+	}
+
+	// E 2022 had no weather impact: ST2 misses 25 December 2021. Given that day (10 °C, 8 DD),
+	// 2021 has every day: DD 3650 vs 2920, +25 %, and 1,440 vs 1,320 kWh: colder and higher.
+	if got := f.compare(t, "E", 2022, now); got.WeatherImpactMessageCode != "" {
+		t.Fatalf("E 2022 before the change: %q", got.WeatherImpactMessageCode)
+	}
+	if err := weather.NewStore(f.db).Put(f.ctx, "acme", "ST2", []weather.Observation{{Date: time.Date(2021, 12, 25, 12, 0, 0, 0, f.loc), Temperature: 10, Cloudiness: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	f.reg.Versions.Bump("acme", "")
+	items, err := cached.Compare(f.ctx, f.sites["E"], []int{2022}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := items[0].WeatherImpactParameters; items[0].WeatherImpactMessageCode != ColderWeatherHigherConso || p == nil ||
+		!cmpNear(p.DegreeDaysCurrentYear, 3650) || !cmpNear(p.DegreeDaysPreviousYear, 2920) || !cmpNear(p.DegreeDaysDifferenceRate, 25) {
+		t.Errorf("E 2022 after ST2's 25 December: %q %+v, want COLDER_WEATHER_HIGHER_CONSO 3650 / 2920 / 25", items[0].WeatherImpactMessageCode, p)
+	}
+	if got, want := answer(cached, "E", 2022), answer(f.cmp, "E", 2022); got != want {
+		t.Errorf("E 2022 after the change, cached read:\n%s\nwant\n%s", got, want)
+	}
 }
 
 func (f *cmpFixture) testWeatherCodesAndRates(t *testing.T) {
