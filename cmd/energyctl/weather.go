@@ -90,9 +90,12 @@ func readInput(name string) ([]byte, error) {
 }
 
 // importObservations checks the station, then inserts obs (already validated) in batches,
-// writing "rows done / total" to progress after each batch.
+// writing "rows done / total" to progress after each batch. Like a weather PUT, it then records
+// a change of the tenant's reference data, so that a running energyd drops the answers and
+// daily means it computed from the station's former weather.
 func importObservations(ctx context.Context, db *schema.DB, tenantID, stationID string, obs []weather.Observation, progress io.Writer) (int, error) {
-	if _, err := registry.New(db).Station(ctx, tenantID, stationID); errors.Is(err, registry.ErrNotFound) {
+	reg := registry.New(db)
+	if _, err := reg.Station(ctx, tenantID, stationID); errors.Is(err, registry.ErrNotFound) {
 		return 0, fmt.Errorf("weather station %q does not exist in tenant %q (create it with PUT /v1/weather-stations/%s)", stationID, tenantID, stationID)
 	} else if err != nil {
 		return 0, err
@@ -106,6 +109,7 @@ func importObservations(ctx context.Context, db *schema.DB, tenantID, stationID 
 		done = end
 		fmt.Fprintf(progress, "weather import: %d / %d rows\n", done, len(obs))
 	}
+	reg.Versions.Bump(tenantID, "")
 	return len(obs), nil
 }
 

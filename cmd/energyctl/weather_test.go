@@ -79,9 +79,22 @@ func TestImportObservationsInBatchesWithProgress(t *testing.T) {
 	start := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
 	obs := demoObservations("ST1", start, start.Add(25_000*time.Hour))
 	var progress bytes.Buffer
+	changes := func() (n uint64) {
+		t.Helper()
+		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM data_versions WHERE tenant_id = 'acme' AND site_id = ''").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := changes()
 	n, err := importObservations(ctx, db, "acme", "ST1", obs, &progress)
 	if err != nil || n != 25_000 {
 		t.Fatalf("imported %d, %v", n, err)
+	}
+	// A running energyd watches data_versions: the import is recorded as one change of the
+	// tenant's reference data, so its cached comparisons and daily means are dropped.
+	if got := changes(); got != before+1 {
+		t.Errorf("reference changes recorded by the import: %d, want 1", got-before)
 	}
 	want := "weather import: 10000 / 25000 rows\nweather import: 20000 / 25000 rows\nweather import: 25000 / 25000 rows\n"
 	if progress.String() != want {
