@@ -97,6 +97,13 @@ wrk:
 	    apt-get update -qq && apt-get install -y -qq wrk >/dev/null; \
 	  else echo "wrk is not installed (apt-get install wrk): cached throughput by the Go generator only"; fi; }
 
+# The yearly comparison's row of make bench alone (computed with the stations' daily means cached
+# and after a weather change, against MONTHS, and cached; about 20 s on the reused data set);
+# writes bench/results/comparison.md.
+.PHONY: bench-comparison
+bench-comparison:
+	$(GO) run ./bench/cmd/consbench --comparison-only --out bench/results/comparison.md
+
 # The consumption requests at SCALE_SITES fleet sizes (one year each): computed p50/p99, cached
 # p50 and ClickHouse's read rows/bytes per request (system.query_log), and how they grow with
 # the fleet. Each size's data set is generated once under var/bench-scale/<sites> and reused

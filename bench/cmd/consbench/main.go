@@ -48,6 +48,7 @@ type options struct {
 	loadDuration              time.Duration
 	loadRequests              int
 	regenerate, skipWrk       bool
+	comparisonOnly            bool // the yearly comparison's row alone (make bench-comparison)
 	postgres                  bool // compare with PostgreSQL instead (make bench-pg)
 	budget                    bool // measure the budget matrix instead (make bench-budget)
 	scale, scaleDir           string
@@ -70,6 +71,7 @@ func main() {
 	flag.IntVar(&o.loadRequests, "load-requests", 200000, "request bound of each throughput test")
 	flag.BoolVar(&o.regenerate, "regenerate", false, "drop and generate the data set again")
 	flag.BoolVar(&o.skipWrk, "skip-wrk", false, "do not run wrk even when installed")
+	flag.BoolVar(&o.comparisonOnly, "comparison-only", false, "measure only the yearly comparison against MONTHS and write its table alone (make bench-comparison)")
 	flag.BoolVar(&o.postgres, "postgres", false, "compare with a throwaway PostgreSQL instead: per-site answers, all-sites scans, load and disk (make bench-pg)")
 	flag.BoolVar(&o.budget, "budget", false, "measure the budget matrix of one heating site-year instead, cold and cached, beside the model's two reads as direct SQL (make bench-budget)")
 	flag.StringVar(&o.scale, "scale", "", "measure instead at these fleet sizes (comma-separated, e.g. 100,1000,10000), one data set per size under --scale-dir (make bench-scale)")
@@ -191,7 +193,8 @@ func run(ctx context.Context, o options) error {
 	trace := &chTrace{}
 	db.Conn = tracedConn{Conn: db.Conn, trace: trace} // the registry and the engine read through it
 	engine := consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient)
-	comparisons := comparison.NewEngine(engine, weather.NewStore(db))
+	means := weather.NewCachedMeans(weather.NewStore(db), reg.Versions) // as energyd serves them
+	comparisons := comparison.NewEngine(engine, means)
 	coldURL, cachedURL, token, stop, err := serveColdAndCached(ctx, reg,
 		apidocs.Config{Registry: reg, Ready: db.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, 0, 0),
 			Comparisons: comparison.NewComparisons(comparisons, reg.Versions, 0, 0)},
@@ -205,6 +208,9 @@ func run(ctx context.Context, o options) error {
 	site := bench.SiteID(o.sites / 2)
 
 	for _, sc := range scenarios(site, o.year) {
+		if o.comparisonOnly {
+			break
+		}
 		res := &scenarioResult{scenario: sc}
 		logf("%s: checking the answer...", sc.name)
 		if err := check(client, coldURL+sc.path, token, sc, res); err != nil {
@@ -251,7 +257,7 @@ func run(ctx context.Context, o options) error {
 		r.scenarios = append(r.scenarios, res)
 	}
 	for _, sc := range scenarios(site, o.year) {
-		if sc.name == "HOURS" {
+		if sc.name == "HOURS" || o.comparisonOnly {
 			continue
 		}
 		logf("%s: cached throughput, %d clients, at most %s or %d requests...", sc.name, o.concurrency, o.loadDuration, o.loadRequests)
@@ -271,9 +277,12 @@ func run(ctx context.Context, o options) error {
 		if sc.name != "MONTHS" {
 			continue
 		}
-		if r.comparison, err = measureComparison(ctx, o, db, reg, client, coldURL, cachedURL, token, site, sc.path); err != nil {
+		if r.comparison, err = measureComparison(ctx, o, db, reg, means, client, coldURL, cachedURL, token, site, sc.path); err != nil {
 			return err
 		}
+	}
+	if o.comparisonOnly {
+		return writeResults(o.out, r.comparisonMarkdown())
 	}
 	return writeResults(o.out, r.markdown())
 }

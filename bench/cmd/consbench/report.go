@@ -140,6 +140,17 @@ func loadAverage() string {
 	return strings.Join(f[:min(3, len(f))], " ")
 }
 
+// comparisonMarkdown is the yearly comparison's table alone, with the run's machine and data.
+func (r *report) comparisonMarkdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Yearly comparison\n\n`go run ./bench/cmd/consbench --comparison-only` (`make bench-comparison`), %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s. "+
+		"Data: the consumption benchmark's %s sites × one year (%d).\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion,
+		thousands(uint64(r.spec.Sites)), r.spec.Year)
+	b.WriteString(r.comparison.markdown(r.spec.Year))
+	return b.String()
+}
+
 func (r *report) markdown() string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
