@@ -42,7 +42,7 @@ type comparisonInput struct {
 // comparisonHandler serves the yearly comparison (scope read).
 type comparisonHandler struct {
 	comparisons *comparison.Comparisons
-	sites       *cache.Sites
+	sites       *registry.Directory
 }
 
 // registerComparison registers the yearly comparison. A nil comparisons gets a default
@@ -54,7 +54,7 @@ func registerComparison(api huma.API, reg *registry.Store, comparisons *comparis
 		means := weather.NewCachedMeans(weather.NewStore(reg.DB()), reg.Versions)
 		comparisons = comparison.NewComparisons(comparison.NewEngine(engine, means), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
-	h := &comparisonHandler{comparisons: comparisons, sites: cache.NewSites(reg)}
+	h := &comparisonHandler{comparisons: comparisons, sites: reg.Directory}
 	// The body is cached JSON bytes: the operation declares its shape since Huma cannot see it.
 	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[[]comparison.YearComparison](), true, "")
 	huma.Register(api, huma.Operation{

@@ -268,7 +268,7 @@ type ConsumptionService interface {
 // consumptionHandler serves the consumption of both fluids (scope read).
 type consumptionHandler struct {
 	cons   ConsumptionService
-	sites  *cache.Sites
+	sites  *registry.Directory
 	schema *huma.Schema // of the answer
 }
 
@@ -280,7 +280,7 @@ func registerConsumption(api huma.API, reg *registry.Store, cons ConsumptionServ
 		engine := consumption.NewEngine(reg.DB(), reg, consumption.DefaultCarbonCoefficient)
 		cons = consumption.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
-	h := &consumptionHandler{cons: cons, sites: cache.NewSites(reg)} // every computed answer reads its site
+	h := &consumptionHandler{cons: cons, sites: reg.Directory} // every computed answer reads its site
 	h.schema = api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[consumption.ConsumptionResult](), true, "ConsumptionResult")
 	registerElecConsumption(api, h)
 	registerGasConsumption(api, h)

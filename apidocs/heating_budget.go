@@ -46,7 +46,7 @@ type budgetOutput struct {
 // budgetHandler serves the budget matrix and the heating budget of a site.
 type budgetHandler struct {
 	budgets *heating.Budgets
-	sites   *cache.Sites
+	sites   *registry.Directory
 }
 
 func registerBudgets(api huma.API, reg *registry.Store, budgets *heating.Budgets) {
@@ -54,7 +54,7 @@ func registerBudgets(api huma.API, reg *registry.Store, budgets *heating.Budgets
 		engine := consumption.NewEngine(reg.DB(), reg, consumption.DefaultCarbonCoefficient)
 		budgets = heating.NewBudgets(heating.NewBudgeter(reg.DB(), reg, engine), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
 	}
-	h := &budgetHandler{budgets: budgets, sites: cache.NewSites(reg)}
+	h := &budgetHandler{budgets: budgets, sites: reg.Directory}
 	responses := func(t reflect.Type, name, what string) map[string]*huma.Response {
 		schema := api.OpenAPI().Components.Schemas.Schema(t, true, name)
 		return map[string]*huma.Response{"200": {Description: what, Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}}

@@ -132,7 +132,7 @@ func NewAdvice(cfg Config) (http.Handler, huma.API) {
 
 // site loads a site of the caller's tenant; unknown and foreign sites are both 404.
 func site(ctx context.Context, reg *registry.Store, siteID string) (registry.Site, error) {
-	s, err := reg.Site(ctx, Caller(ctx).TenantID, siteID)
+	s, err := reg.Directory.Site(ctx, Caller(ctx).TenantID, siteID)
 	if errors.Is(err, registry.ErrNotFound) {
 		return s, SiteNotFound(siteID)
 	}

@@ -40,6 +40,7 @@ func observe(op string, start time.Time, err error) {
 }
 
 func (c instrumentedConn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+	countQuery(ctx)
 	start := time.Now()
 	ctx, cancel := bound(ctx, c.timeouts.Read)
 	rows, err := c.Conn.Query(ctx, q, args...)
@@ -52,6 +53,7 @@ func (c instrumentedConn) Query(ctx context.Context, q string, args ...any) (dri
 }
 
 func (c instrumentedConn) QueryRow(ctx context.Context, q string, args ...any) driver.Row {
+	countQuery(ctx)
 	start := time.Now()
 	ctx, cancel := bound(ctx, c.timeouts.Read)
 	row := c.Conn.QueryRow(ctx, q, args...)
@@ -64,6 +66,7 @@ func (c instrumentedConn) QueryRow(ctx context.Context, q string, args ...any) d
 }
 
 func (c instrumentedConn) Select(ctx context.Context, dest any, q string, args ...any) error {
+	countQuery(ctx)
 	start := time.Now()
 	ctx, cancel := bound(ctx, c.timeouts.Read)
 	defer cancel()

@@ -117,6 +117,11 @@ func run() error {
 	reg := registry.New(db)
 	go reg.WatchTokens(ctx, tokenWatchInterval)
 	go reg.Versions.Watch(ctx, dataVersionWatchInterval, log)
+	// Every tenant's sites and tariffs in memory before the first request: no first view of a
+	// site waits on the registry. A failure only leaves them to be loaded by the first lookups.
+	if err := reg.Directory.Warm(ctx); err != nil {
+		log.Warn("loading the sites and tariffs", "error", err)
+	}
 	engine := cfg.engine(db, reg)
 	outbox, targetStore := targets.NewOutbox(db), targets.NewStore(db)
 	sender, err := startNotifications(cfg, outbox, reg, log)

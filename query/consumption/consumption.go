@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"energy/query/cache"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -75,8 +74,7 @@ type Engine struct {
 	defaultCarbon float64 // kgCO2e/kWh of electricity when the tariff names none
 	gasCarbon     float64 // kgCO2e/kWh of gas when the gas tariff names none
 	now           func() time.Time
-	tariffs       *cache.Reference[registry.Tariff] // read-only once cached: shared by concurrent answers
-	rawReadings   bool                              // read the raw monthly index tables, not the by-site ones (tests compare both)
+	rawReadings   bool // read the raw monthly index tables, not the by-site ones (tests compare both)
 }
 
 // NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
@@ -84,7 +82,7 @@ type Engine struct {
 // default). Gas gets DefaultGasCarbonCoefficient until WithGasCarbon says otherwise.
 func NewEngine(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Engine {
 	return &Engine{db: db, reg: reg, defaultCarbon: defaultCarbon, gasCarbon: DefaultGasCarbonCoefficient,
-		now: time.Now, tariffs: cache.NewReference[registry.Tariff](reg.Versions)}
+		now: time.Now}
 }
 
 // WithGasCarbon sets the gas coefficient (kgCO2e/kWh) of sites whose gas tariff has no
@@ -251,9 +249,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	g, gctx := errgroup.WithContext(ctx)
 	if p.tariffID != "" {
 		g.Go(func() error {
-			t, err := c.tariffs.Get(gctx, site.TenantID, p.tariffID, func(ctx context.Context) (registry.Tariff, error) {
-				return c.reg.Tariff(ctx, site.TenantID, p.tariffID)
-			})
+			t, err := c.reg.Directory.Tariff(gctx, site.TenantID, p.tariffID)
 			if errors.Is(err, registry.ErrNotFound) {
 				return nil // a removed tariff: no cost
 			}

@@ -5,21 +5,20 @@ import (
 	"testing"
 	"time"
 
-	"energy/query/cache"
 	"energy/schema/registry"
 )
 
 // TestTariffCacheSeesEdits: one day of 2000 Wh under baseTariff costs 2 kWh × 0.25 + 1 = 1.5 EUR.
 // The price raised to 0.5 EUR/kWh through the engine's registry is seen by the next answer
 // (2 × 0.5 + 1 = 2 EUR). Raised to 1 EUR/kWh by another process (another registry, whose edits
-// this process's versions do not see), it is seen once the cached tariff expires: 2 × 1 + 1 = 3 EUR.
+// this process's versions do not see), it is seen once the directory's copy of the tenant is too old: 2 × 1 + 1 = 3 EUR.
 func TestTariffCacheSeesEdits(t *testing.T) {
 	f := newConsumptionFixture(t)
 	tr := baseTariff()
 	f.tariff(tr)
 	f.indexes(dailyIndexes("2024-05-01", "1", 0, 2000)...)
 	clock := time.Now()
-	f.engine.tariffs.Now = func() time.Time { return clock }
+	f.reg.Directory.Now = func() time.Time { return clock }
 	cost := func() float64 {
 		t.Helper()
 		res := f.compute(days("2024-05-01", "2024-05-02"))
@@ -47,10 +46,10 @@ func TestTariffCacheSeesEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := cost(); !nearly(got, 2) {
-		t.Fatalf("within the TTL of an edit by another process: cost %v EUR, want the cached 2", got)
+		t.Fatalf("within the directory's age bound of an edit by another process: cost %v EUR, want the cached 2", got)
 	}
-	clock = clock.Add(cache.ReferenceTTL)
+	clock = clock.Add(registry.DirectoryMaxAge)
 	if got := cost(); !nearly(got, 3) {
-		t.Fatalf("after the TTL: cost %v EUR, want 3", got)
+		t.Fatalf("after the age bound: cost %v EUR, want 3", got)
 	}
 }

@@ -119,7 +119,7 @@ func (b *Budgeter) Model(ctx context.Context, site registry.Site) (*Model, error
 	if tariffID == "" {
 		return nil, insufficient("site %s has no %s: its %s heating cannot be priced", site.SiteID, field, fluid)
 	}
-	tariff, err := b.reg.Tariff(ctx, site.TenantID, tariffID)
+	tariff, err := b.reg.Directory.Tariff(ctx, site.TenantID, tariffID)
 	if errors.Is(err, registry.ErrNotFound) {
 		return nil, insufficient("tariff %s of site %s does not exist", tariffID, site.SiteID)
 	} else if err != nil {

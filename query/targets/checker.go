@@ -67,7 +67,7 @@ func (c *Checker) SiteDataStored(ctx context.Context, d sitedata.Stored) error {
 					t.SiteID, reading.Format(time.RFC3339), formatValue(t.TargetValue), t.Unit, day(t.Begin), day(t.End))
 			case NotifyThreshold:
 				if site == nil {
-					st, err := c.reg.Site(ctx, d.TenantID, s.SiteID)
+					st, err := c.reg.Directory.Site(ctx, d.TenantID, s.SiteID)
 					if errors.Is(err, registry.ErrNotFound) {
 						break
 					} else if err != nil {

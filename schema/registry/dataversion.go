@@ -47,6 +47,19 @@ func (v *DataVersions) Get(tenantID, siteID string) uint64 {
 	return v.byID[[2]string{tenantID, siteID}]
 }
 
+// tenantVersions returns every tenant's reference version (site ""), for a load of all tenants.
+func (v *DataVersions) tenantVersions() map[string]uint64 {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	out := map[string]uint64{}
+	for k, ver := range v.byID {
+		if k[1] == "" {
+			out[k[0]] = ver
+		}
+	}
+	return out
+}
+
 // Bump records a change to the site's data.
 func (v *DataVersions) Bump(tenantID, siteID string) {
 	key := [2]string{tenantID, siteID}

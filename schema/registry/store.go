@@ -16,13 +16,17 @@ type Store struct {
 	// Versions counts data changes per site (bumped by ingest) for result caches; changes made
 	// through other processes reach it while Versions.Watch runs.
 	Versions *DataVersions
+	// Directory answers the sites and tariffs that computed answers read, from memory.
+	Directory *Directory
 
 	now func() time.Time
 }
 
 // New returns a store over db.
 func New(db *schema.DB) *Store {
-	return &Store{db: db, now: time.Now, Versions: newRecordedDataVersions(db)}
+	s := &Store{db: db, now: time.Now, Versions: newRecordedDataVersions(db)}
+	s.Directory = newDirectory(s)
+	return s
 }
 
 // DB is the database the store writes to.

@@ -272,22 +272,42 @@ func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
 
 // Tariff returns a tariff of the tenant or ErrNotFound.
 func (s *Store) Tariff(ctx context.Context, tenantID, tariffID string) (Tariff, error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT definition FROM tariffs FINAL WHERE tenant_id = ? AND tariff_id = ?", tenantID, tariffID)
+	tariffs, corrupt, err := s.queryTariffs(ctx, "tenant_id = ? AND tariff_id = ?", tenantID, tariffID)
 	if err != nil {
 		return Tariff{}, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		return Tariff{}, notFoundOr(rows.Err())
-	}
-	var def string
-	if err := rows.Scan(&def); err != nil {
+	if err := corrupt[tariffID]; err != nil {
 		return Tariff{}, err
 	}
-	var t Tariff
-	if err := json.Unmarshal([]byte(def), &t); err != nil {
-		return Tariff{}, fmt.Errorf("stored tariff %s is corrupt: %w", tariffID, err)
+	if len(tariffs) == 0 {
+		return Tariff{}, ErrNotFound
 	}
-	t.TenantID = tenantID
-	return t, nil
+	return tariffs[0], nil
+}
+
+// queryTariffs reads the tariffs matching where, a fixed condition with bound values. A stored
+// definition that does not decode is left out and its error given by tariff id.
+func (s *Store) queryTariffs(ctx context.Context, where string, args ...any) (tariffs []Tariff, corrupt map[string]error, err error) {
+	rows, err := s.db.Conn.Query(ctx, "SELECT tenant_id, tariff_id, definition FROM tariffs FINAL WHERE "+where, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tenantID, tariffID, def string
+		if err := rows.Scan(&tenantID, &tariffID, &def); err != nil {
+			return nil, nil, err
+		}
+		var t Tariff
+		if err := json.Unmarshal([]byte(def), &t); err != nil {
+			if corrupt == nil {
+				corrupt = map[string]error{}
+			}
+			corrupt[tariffID] = fmt.Errorf("stored tariff %s is corrupt: %w", tariffID, err)
+			continue
+		}
+		t.TenantID = tenantID
+		tariffs = append(tariffs, t)
+	}
+	return tariffs, corrupt, rows.Err()
 }
