@@ -43,7 +43,10 @@ WHERE tenant_id = $1 AND begin_ts >= $2 AND begin_ts < $3
 GROUP BY site_id, step ORDER BY site_id, step`
 
 // pgIndexScanSQL is every site's index energy per dial and local month (MONTHS semantics):
-// $1 tenant, $2 first instant, $3 last instant (included), $4 time zone.
+// $1 tenant, $2 first instant, $3 last instant (included), $4 time zone. The shortcut of
+// chIndexScanSQL (each month's first reading by DISTINCT ON, then lead() over the months) was
+// measured here too and is no faster on PostgreSQL, which walks and sorts every reading either
+// way.
 const pgIndexScanSQL = `SELECT site_id, dial, extract(epoch FROM date_trunc('month', ts, $4))::bigint AS step, sum(d)::float8 AS wh FROM (
   SELECT site_id, dial, ts, lead(value) OVER (PARTITION BY site_id, dial ORDER BY ts) - value AS d FROM (
     SELECT DISTINCT ON (site_id, dial, ts) site_id, dial, ts, value FROM elec_indexes
@@ -61,7 +64,28 @@ WHERE tenant_id = '%[1]s' AND begin_ts >= toDateTime('%[3]d-01-01 00:00:00', '%[
 GROUP BY site_id, step ORDER BY site_id, step`, bench.Tenant, bench.Timezone, year, year+1)
 }
 
-// chIndexScanSQL is pgIndexScanSQL for ClickHouse: the per-site MONTHS query over every site.
+// chIndexScanSQL is pgIndexScanSQL for ClickHouse, the same energies as the per-site MONTHS
+// query run over every site (indexStepsSQL), in fewer and smaller stages. The differences
+// between consecutive readings that start in a month add up to the index at the first reading
+// after the month's last one (the first reading of the next month that has any) minus the
+// index at the month's first reading. So one GROUP BY takes each series' first winning reading
+// of each month (the earliest ts, and at that ts the latest generation: one UInt64 key, ts in
+// the high 32 bits), and each series' dozen months are sorted and differenced in arrays (sorted
+// there, not by an ORDER BY that groupArray would have to keep). The nested form resolves the
+// latest generation per (site, dial, ts) first, a GROUP BY of every reading (734,000 keys at
+// 1,000 sites), then carries every reading through groupArray and ARRAY JOIN. It reads the
+// by-site copy of the readings: a year of every site is the whole table either way, and one
+// merged part reads faster than thirteen monthly ones (about 1.7× here, interleaved).
 func chIndexScanSQL(year int) string {
-	return indexStepsSQL("1", "site_id, dial", year, "toStartOfMonth")
+	return fmt.Sprintf(`SELECT site_id, dial, step, wh FROM (
+  SELECT site_id, dial, arraySort(groupArray(month)) AS months, arraySort((v, m) -> m, groupArray(first), groupArray(month)) AS firsts FROM (
+    SELECT site_id, dial, toStartOfMonth(ts, '%[2]s') AS month,
+      argMin(value, bitShiftLeft(toUInt64(ts), 32) + (4294967295 - toUInt32(generation_ts))) AS first
+    FROM elec_indexes_by_site
+    WHERE tenant_id = '%[1]s' AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
+      AND ts >= toDateTime('%[3]d-01-01 00:00:00', '%[2]s') AND ts <= toDateTime('%[4]d-01-01 00:00:00', '%[2]s')
+    GROUP BY site_id, dial, month)
+  GROUP BY site_id, dial
+) ARRAY JOIN arrayPopBack(months) AS step, arrayPopFront(arrayDifference(firsts)) AS wh
+ORDER BY site_id, dial, step`, bench.Tenant, bench.Timezone, year, year+1)
 }
