@@ -245,7 +245,7 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 	if days, err := DailyEnergy(ctx, db, sites[0], FluidElec, time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil || len(days) != 0 {
 		t.Fatalf("emptied by-site tables: %d days, %v; want none", len(days), err)
 	}
-	if _, err := db.RebuildIndexesBySite(ctx); err != nil {
+	if _, err := db.RebuildReadingsBySite(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitForSameRows(t, db, rawRows)

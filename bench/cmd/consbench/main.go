@@ -174,6 +174,9 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 		r.saveLoadTimes(o.dir)
 	} else {
 		r.readLoadTimes(o.dir)
+		if err := bench.Settle(ctx, db); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := r.describeData(ctx, db); err != nil {
 		return nil, nil, err
@@ -302,7 +305,7 @@ func writeResults(path, md string) error {
 
 // clearData empties the readings and reference tables of the benchmark database.
 func clearData(ctx context.Context, db *schema.DB) error {
-	for _, t := range []string{"load_curve_points", "elec_indexes", "elec_indexes_by_site", "sites", "tariffs"} {
+	for _, t := range []string{"load_curve_points", "load_curve_points_by_site", "elec_indexes", "elec_indexes_by_site", "sites", "tariffs"} {
 		var n uint64
 		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+t+" WHERE tenant_id = ?", bench.Tenant).Scan(&n); err != nil {
 			return err

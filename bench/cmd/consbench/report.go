@@ -84,7 +84,7 @@ func (r *report) describeData(ctx context.Context, db *schema.DB) error {
 	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM elec_indexes WHERE tenant_id = ?", bench.Tenant).Scan(&r.indexes); err != nil {
 		return err
 	}
-	if err := db.Conn.QueryRow(ctx, "SELECT sum(bytes) FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('load_curve_points', 'elec_indexes', 'elec_indexes_by_site')").Scan(&r.diskBytes); err != nil {
+	if err := db.Conn.QueryRow(ctx, "SELECT sum(bytes) FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('load_curve_points', 'load_curve_points_by_site', 'elec_indexes', 'elec_indexes_by_site')").Scan(&r.diskBytes); err != nil {
 		return err
 	}
 	return db.Conn.QueryRow(ctx, "SELECT version()").Scan(&r.clickhouseVersion)
