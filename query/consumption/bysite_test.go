@@ -185,7 +185,7 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 		insertRandomRecords(t, db, "acme", recs[:half+len(recs)/4], f == 1)
 		insertRandomRecords(t, db, "acme", recs[half:], f == 1)
 	}
-	rawRows := waitForSameRows(t, db, 0)
+	rawRows := waitForSameRows(t, db, indexTables, 0)
 
 	t.Logf("stored, %s", time.Since(began))
 	compare := func(label string) {
@@ -194,19 +194,7 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 		for _, s := range sites {
 			for _, fluid := range []string{FluidElec, FluidGas} {
 				for _, req := range randomRequests(rng, fluid, s.Location()) {
-					a, err := bySite.Compute(ctx, s, req)
-					if err != nil {
-						t.Fatal(err)
-					}
-					b, err := raw.Compute(ctx, s, req)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ja, _ := json.Marshal(a)
-					jb, _ := json.Marshal(b)
-					if !bytes.Equal(ja, jb) {
-						t.Fatalf("%s: site %s %s %+v: by-site answer differs from the raw one:\n%s\n%s", label, s.SiteID, fluid, req, ja, jb)
-					}
+					a := sameAnswer(t, label, bySite, raw, s, req)
 					compared++
 					for _, c := range a.Consumptions {
 						if c.EnergyMeter.Total != nil {
@@ -233,48 +221,91 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 	compare("after ingest")
 
 	// Emptied, the by-site tables answer nothing; rebuilt from the raw ones, the same again.
-	for _, table := range []string{"elec_indexes_by_site", "gas_indexes_by_site"} {
-		sql := "TRUNCATE TABLE " + table
-		if db.Cluster != "" { // the shards' local tables
-			sql = "TRUNCATE TABLE `" + db.Name + "`." + table + "_local ON CLUSTER `" + db.Cluster + "`"
-		}
-		if err := db.Conn.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+	truncate(t, db, indexTables.bySite...)
 	if days, err := DailyEnergy(ctx, db, sites[0], FluidElec, time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil || len(days) != 0 {
 		t.Fatalf("emptied by-site tables: %d days, %v; want none", len(days), err)
 	}
 	if _, err := db.RebuildReadingsBySite(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitForSameRows(t, db, rawRows)
+	waitForSameRows(t, db, indexTables, rawRows)
 	compare("after rebuild")
 }
 
-// waitForSameRows waits until the raw and by-site index tables hold the same distinct records
-// (and want of them, when not 0) and returns their number. Merges collapse identical rows at
-// their own pace in each table, hence FINAL; on a cluster the replica a read reaches may lag the
-// one an insert reached for a moment.
-func waitForSameRows(t *testing.T, db *schema.DB, want uint64) uint64 {
+// sameAnswer computes req on both engines and fails unless the answers are identical; it
+// returns the answer.
+func sameAnswer(t *testing.T, label string, bySite, raw *Engine, s registry.Site, req Request) *ConsumptionResult {
+	t.Helper()
+	ctx := context.Background()
+	a, err := bySite.Compute(ctx, s, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := raw.Compute(ctx, s, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Fatalf("%s: site %s %+v: by-site answer differs from the raw one:\n%s\n%s", label, s.SiteID, req, ja, jb)
+	}
+	return a
+}
+
+// truncate empties tables (on a cluster, the shards' local tables).
+func truncate(t *testing.T, db *schema.DB, tables ...string) {
+	t.Helper()
+	for _, table := range tables {
+		sql := "TRUNCATE TABLE " + table
+		if db.Cluster != "" {
+			sql = "TRUNCATE TABLE `" + db.Name + "`." + table + "_local ON CLUSTER `" + db.Cluster + "`"
+		}
+		if err := db.Conn.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// indexTables and loadCurveTables are raw readings tables and their by-site copies.
+var (
+	indexTables     = sameRows{raw: []string{"elec_indexes", "gas_indexes"}, bySite: []string{"elec_indexes_by_site", "gas_indexes_by_site"}, least: 5000}
+	loadCurveTables = sameRows{raw: []string{"load_curve_points"}, bySite: []string{"load_curve_points_by_site"}, least: 10000}
+)
+
+// sameRows names raw tables, their by-site copies and how many distinct records a test stores
+// in them at least.
+type sameRows struct {
+	raw, bySite []string
+	least       uint64
+}
+
+// waitForSameRows waits until the raw and by-site tables hold the same distinct records (at
+// least tabs.least, and want of them when not 0) and returns their number. Merges collapse
+// identical rows at their own pace in each table, hence FINAL; on a cluster the replica a read
+// reaches may lag the one an insert reached for a moment.
+func waitForSameRows(t *testing.T, db *schema.DB, tabs sameRows, want uint64) uint64 {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(30 * time.Second)
-	for {
-		count := func(table string) uint64 {
+	count := func(tables []string) uint64 {
+		var total uint64
+		for _, table := range tables {
 			var n uint64
 			if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL").Scan(&n); err != nil {
 				t.Fatal(err)
 			}
-			return n
+			total += n
 		}
-		raw := count("elec_indexes") + count("gas_indexes")
-		bySite := count("elec_indexes_by_site") + count("gas_indexes_by_site")
-		if raw >= 5000 && bySite == raw && (want == 0 || raw == want) {
+		return total
+	}
+	for {
+		raw, bySite := count(tabs.raw), count(tabs.bySite)
+		if raw >= tabs.least && bySite == raw && (want == 0 || raw == want) {
 			return raw
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("raw tables hold %d distinct records, by-site tables %d: want the same, at least 5,000 (and %d if not 0)", raw, bySite, want)
+			t.Fatalf("%v hold %d distinct records, %v %d: want the same, at least %d (and %d if not 0)", tabs.raw, raw, tabs.bySite, bySite, tabs.least, want)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

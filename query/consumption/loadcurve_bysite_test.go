@@ -1,9 +1,7 @@
 package consumption
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -136,7 +134,7 @@ func TestLoadCurveBySiteAnswersAsTheRawTable(t *testing.T) {
 	half := len(all) / 2
 	insertRandomPoints(t, db, bench.Tenant, all[:half+len(all)/4])
 	insertRandomPoints(t, db, bench.Tenant, all[half:])
-	rawRows := waitForSamePoints(t, db, 0)
+	rawRows := waitForSameRows(t, db, loadCurveTables, 0)
 	t.Logf("stored %d distinct points, %s", rawRows, time.Since(began))
 
 	compare := func(label string) {
@@ -144,19 +142,7 @@ func TestLoadCurveBySiteAnswersAsTheRawTable(t *testing.T) {
 		compared, withData := 0, 0
 		for _, s := range sites {
 			for _, req := range randomLoadCurveRequests(rng, s.Location()) {
-				a, err := bySite.Compute(ctx, s, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := raw.Compute(ctx, s, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ja, _ := json.Marshal(a)
-				jb, _ := json.Marshal(b)
-				if !bytes.Equal(ja, jb) {
-					t.Fatalf("%s: site %s %+v: by-site answer differs from the raw one:\n%s\n%s", label, s.SiteID, req, ja, jb)
-				}
+				a := sameAnswer(t, label, bySite, raw, s, req)
 				compared++
 				for _, c := range a.Consumptions {
 					if c.UsingLoadCurve {
@@ -174,13 +160,7 @@ func TestLoadCurveBySiteAnswersAsTheRawTable(t *testing.T) {
 	compare("after ingest")
 
 	// Emptied, the by-site table answers nothing; rebuilt from the raw one, the same again.
-	sql := "TRUNCATE TABLE load_curve_points_by_site"
-	if db.Cluster != "" { // the shards' local tables
-		sql = "TRUNCATE TABLE `" + db.Name + "`.load_curve_points_by_site_local ON CLUSTER `" + db.Cluster + "`"
-	}
-	if err := db.Conn.Exec(ctx, sql); err != nil {
-		t.Fatal(err)
-	}
+	truncate(t, db, loadCurveTables.bySite...)
 	req := Request{Fluid: FluidElec, Start: time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), DataSources: []string{SourceLoadCurve}}
 	if res, err := bySite.Compute(ctx, sites[0], req); err != nil || res.Consumptions[0].EnergyMeter.Total != nil {
 		t.Fatalf("emptied by-site table: %+v, %v; want no energy", res.Consumptions[0].EnergyMeter, err)
@@ -192,31 +172,6 @@ func TestLoadCurveBySiteAnswersAsTheRawTable(t *testing.T) {
 	if copied["load_curve_points_by_site"] < rawRows {
 		t.Fatalf("rebuild copied %d points, want at least the %d distinct ones", copied["load_curve_points_by_site"], rawRows)
 	}
-	waitForSamePoints(t, db, rawRows)
+	waitForSameRows(t, db, loadCurveTables, rawRows)
 	compare("after rebuild")
-}
-
-// waitForSamePoints waits until the raw and by-site load-curve tables hold the same distinct
-// records (and want of them, when not 0) and returns their number (see waitForSameRows).
-func waitForSamePoints(t *testing.T, db *schema.DB, want uint64) uint64 {
-	t.Helper()
-	ctx := context.Background()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		count := func(table string) uint64 {
-			var n uint64
-			if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL").Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		raw, bySite := count("load_curve_points"), count("load_curve_points_by_site")
-		if raw >= 10000 && bySite == raw && (want == 0 || raw == want) {
-			return raw
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("raw table holds %d distinct points, by-site table %d: want the same, at least 10,000 (and %d if not 0)", raw, bySite, want)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
