@@ -2,6 +2,7 @@ package consumption
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -66,17 +67,17 @@ func usableReadings(rs []reading, strategy string, start, end time.Time) []readi
 			lastReal = r.ts
 		}
 	}
-	out := rs[:0:0]
+	drop := func(r reading) bool {
+		return r.estimated() && (strategy == StrategyNoEstimated || !firstReal.IsZero() && !r.ts.Before(firstReal) && !r.ts.After(lastReal))
+	}
+	if !slices.ContainsFunc(rs, drop) {
+		return rs // the common case: a copy of a year of readings per series saved
+	}
+	out := make([]reading, 0, len(rs))
 	for _, r := range rs {
-		if r.estimated() {
-			if strategy == StrategyNoEstimated {
-				continue
-			}
-			if !firstReal.IsZero() && !r.ts.Before(firstReal) && !r.ts.After(lastReal) {
-				continue
-			}
+		if !drop(r) {
+			out = append(out, r)
 		}
-		out = append(out, r)
 	}
 	return out
 }
@@ -85,7 +86,7 @@ func usableReadings(rs []reading, strategy string, start, end time.Time) []readi
 // A lone old-meter index (indexBeforeChange without the new meter's first index) closes the
 // interval before it and opens none: the new meter's start is unknown until its next reading.
 func seriesPoints(rs []reading) []indexPoint {
-	var pts []indexPoint
+	pts := make([]indexPoint, 0, len(rs))
 	for _, r := range rs {
 		if n := len(pts); n > 0 && pts[n-1].ts.Equal(r.ts) {
 			p := &pts[n-1]
@@ -103,9 +104,8 @@ func seriesPoints(rs []reading) []indexPoint {
 	return pts
 }
 
-// seriesIntervals returns the intervals between consecutive points of one series.
-func seriesIntervals(pod, dial string, pts []indexPoint) []indexInterval {
-	var out []indexInterval
+// appendSeriesIntervals appends to out the intervals between consecutive points of one series.
+func appendSeriesIntervals(out []indexInterval, pod, dial string, pts []indexPoint) []indexInterval {
 	for i := 0; i+1 < len(pts); i++ {
 		a, b := pts[i], pts[i+1]
 		if !a.hasOpen || !b.hasClose {
@@ -137,7 +137,7 @@ type indexSeries struct {
 // buildIndexSeries cuts the resolved readings (sorted by pod, dial, ts) into series, applies the
 // strategy for the period [start, end] and returns their intervals and meter changes.
 func buildIndexSeries(rs []reading, strategy string, start, end time.Time) indexSeries {
-	var out indexSeries
+	out := indexSeries{intervals: make([]indexInterval, 0, len(rs))} // at most one interval per reading
 	changes := map[int64]time.Time{}
 	for i := 0; i < len(rs); {
 		j := i
@@ -148,7 +148,10 @@ func buildIndexSeries(rs []reading, strategy string, start, end time.Time) index
 			j++
 		}
 		series := usableReadings(rs[i:j], strategy, start, end)
-		for _, iv := range seriesIntervals(rs[i].pod, rs[i].dial, seriesPoints(series)) {
+		n := len(out.intervals)
+		all := appendSeriesIntervals(out.intervals, rs[i].pod, rs[i].dial, seriesPoints(series))
+		out.intervals = all[:n] // the series' intervals of known energy, filtered in place
+		for _, iv := range all[n:] {
 			if math.IsNaN(iv.wh) {
 				out.unconverted = append(out.unconverted, timeSpan{iv.start, iv.end})
 				continue

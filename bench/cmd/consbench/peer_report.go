@@ -101,7 +101,7 @@ func (r *peerReport) markdown() string {
 		float64(r.pg.curveBytes)/float64(max(r.chCurve, 1)), float64(r.pg.indexesBytes)/float64(max(r.chIndexes, 1)))
 
 	w("ClickHouse's work per request, from `system.query_log` (finished queries, mean of %d requests of each kind on random sites, each batch alone in its seconds of the log): "+
-		"energyd's queries (readings or load curve; the site and tariff when its 5-s reference cache missed) and the direct SQL's. "+
+		"energyd's queries (readings or load curve; the directory's reload of the tenant's sites and tariffs, every 2.5 s in the background, when one fell in the batch) and the direct SQL's. "+
 		"Read rows and bytes are what the server read from its tables, time the server's own duration.\n\n", r.opts.logRequests)
 	w("| request | energyd: queries | read rows | read bytes | server time | direct SQL: read rows | read bytes | server time |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, req := range r.requests {
