@@ -254,6 +254,41 @@ func TestReplicasShareOneClusterStore(t *testing.T) {
 	}
 	t.Logf("B answered A's ingest %v after the job was DONE on A", time.Since(done).Round(time.Millisecond))
 
+	// Sites through B's directory: S2, created through A, is found by B within 1 s (once B's
+	// node holds the replicated row: B's misses are read again every time, never remembered as
+	// absent); an edit of S2 through A (moved to London, UTC+0 in winter) is used by B within 1 s.
+	pathS2 := strings.Replace(path, "/S1/", "/S2/", 1)
+	if st, _, body := ra.do("PUT", "/v2/sites/S2", "application/json", []byte(`{}`)); st != http.StatusOK {
+		t.Fatalf("PUT site S2 through A: %d %s", st, body)
+	}
+	created := time.Now()
+	for {
+		st, _, body := rb.do("GET", pathS2, "", nil)
+		if st == http.StatusOK && strings.Contains(string(body), `"startTime":"2024-01-01T00:00:00+01:00"`) {
+			break
+		}
+		if st != http.StatusNotFound || time.Since(created) > time.Second {
+			t.Fatalf("site S2 created through A, read through B after %v: %d %s, want 200 in Paris time within 1 s", time.Since(created).Round(time.Millisecond), st, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("B found S2 %v after its creation through A", time.Since(created).Round(time.Millisecond))
+	if st, _, body := ra.do("PUT", "/v2/sites/S2", "application/json", []byte(`{"timezone":"Europe/London"}`)); st != http.StatusOK {
+		t.Fatalf("PUT site S2 through A: %d %s", st, body)
+	}
+	edited := time.Now()
+	for {
+		st, _, body := rb.do("GET", pathS2, "", nil)
+		if st == http.StatusOK && !strings.Contains(string(body), `"startTime":"2024-01-01T00:00:00+01:00"`) {
+			break
+		}
+		if time.Since(edited) > time.Second {
+			t.Fatalf("1 s after A's edit of S2 B still answers in Paris time: %d %s", st, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("B answered in S2's new time zone %v after the edit through A", time.Since(edited).Round(time.Millisecond))
+
 	// Stop the first replica of the site's shard (where every node reads it first).
 	var shard uint64
 	if err := db.Conn.QueryRow(ctx, "SELECT toUInt64(cityHash64('acme', 'S1') % 2)").Scan(&shard); err != nil {
