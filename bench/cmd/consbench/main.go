@@ -253,6 +253,8 @@ func run(ctx context.Context, o options) error {
 			res.sqlNull = append(res.sqlNull, null.times...)
 		}
 		stopProfile()
+		c50, s50 := percentile(res.cold, 50), percentile(res.sql, 50)
+		logf("%s computed p50 %s, direct SQL with rows delivered p50 %s: %.2f×", sc.name, ms(c50), ms(s50), float64(c50)/float64(s50))
 		logf("%s: %d cached requests...", sc.name, o.cachedRuns)
 		if res.cached, err = timeRequests(client, cachedURL+sc.path, token, o.cachedRuns, "HIT"); err != nil {
 			return err
