@@ -57,10 +57,9 @@ func BenchmarkHoursWindowLoadCurve(b *testing.B) {
 	}
 }
 
-// BenchmarkDaysYearComputed is a computed DAYS answer of one benchmark site over its year, as
-// the service makes it with its result cache off: the site's readings read from ClickHouse and
-// resolved, the 366 items with cost, and the JSON encoding.
-func BenchmarkDaysYearComputed(b *testing.B) {
+// benchSiteYear is one generated benchmark site in a fresh database, the engine, and the DAYS
+// request of its year.
+func benchSiteYear(b *testing.B) (*Engine, registry.Site, Request) {
 	ctx := context.Background()
 	db := chtest.DB(b)
 	reg := registry.New(db)
@@ -71,8 +70,16 @@ func BenchmarkDaysYearComputed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	engine := NewEngine(db, reg, DefaultCarbonCoefficient)
 	req := Request{Start: time.Date(2024, 1, 1, 0, 0, 0, 0, parisLoc), End: time.Date(2025, 1, 1, 0, 0, 0, 0, parisLoc), StepUnit: UnitDays, StepValue: 1}
+	return NewEngine(db, reg, DefaultCarbonCoefficient), site, req
+}
+
+// BenchmarkDaysYearComputed is a computed DAYS answer of one benchmark site over its year, as
+// the service makes it with its result cache off: the site's readings read from ClickHouse and
+// resolved, the 366 items with cost, and the JSON encoding.
+func BenchmarkDaysYearComputed(b *testing.B) {
+	ctx := context.Background()
+	engine, site, req := benchSiteYear(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := engine.Compute(ctx, site, req)
@@ -88,23 +95,12 @@ func BenchmarkDaysYearComputed(b *testing.B) {
 // BenchmarkDaysYearCPU is the Go part of BenchmarkDaysYearComputed once the readings are read:
 // the index rules, the 366 items with cost, and the JSON encoding.
 func BenchmarkDaysYearCPU(b *testing.B) {
-	ctx := context.Background()
-	db := chtest.DB(b)
-	reg := registry.New(db)
-	if err := bench.Generate(ctx, db, reg, bench.Spec{Sites: 1, Year: 2024}, nil); err != nil {
-		b.Fatal(err)
-	}
-	site, err := reg.Directory.Site(ctx, bench.Tenant, bench.SiteID(0))
-	if err != nil {
-		b.Fatal(err)
-	}
-	engine := NewEngine(db, reg, DefaultCarbonCoefficient)
-	req := Request{Start: time.Date(2024, 1, 1, 0, 0, 0, 0, parisLoc), End: time.Date(2025, 1, 1, 0, 0, 0, 0, parisLoc), StepUnit: UnitDays, StepValue: 1}
+	engine, site, req := benchSiteYear(b)
 	p, err := engine.plan(site, req)
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := engine.fetch(ctx, site, p, p.start, p.fetchEnd)
+	d, err := engine.fetch(context.Background(), site, p, p.start, p.fetchEnd)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,20 +4,13 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"energy/schema/chtest"
 )
 
 // TestDataVersionsSeeChangesOfAnotherProcess runs two stores on one database, as two energyd
 // replicas would: an ingest bump and a site edit through one change the other's versions
 // within a second, and a store's own change counts once.
 func TestDataVersionsSeeChangesOfAnotherProcess(t *testing.T) {
-	db := chtest.DB(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, b := New(db), New(db)
-	go a.Versions.Watch(ctx, 50*time.Millisecond, nil)
-	go b.Versions.Watch(ctx, 50*time.Millisecond, nil)
+	_, a, b := watchedStores(t)
 
 	waitChange := func(what string, get func() uint64, before uint64) {
 		t.Helper()

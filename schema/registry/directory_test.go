@@ -142,12 +142,7 @@ func TestDirectoryRefreshesInTheBackground(t *testing.T) {
 // watchers, as two energyd replicas: a site created, edited, and a tariff edited through one
 // are seen through the other's directory within a second, without waiting for the age bound.
 func TestDirectoryFollowsAnotherProcess(t *testing.T) {
-	db := chtest.DB(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, b := New(db), New(db)
-	go a.Versions.Watch(ctx, 50*time.Millisecond, nil)
-	go b.Versions.Watch(ctx, 50*time.Millisecond, nil)
+	ctx, a, b := watchedStores(t)
 	frozen := time.Now() // b's copies never age: only versions move them
 	b.Directory.Now = func() time.Time { return frozen }
 	tariff := Tariff{TenantID: "acme", TariffID: "T1", Option: OptionBase, DialHeadings: map[string]string{"1": "BASE"},

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"os"
 	"testing"
 	"time"
@@ -17,6 +18,19 @@ func newStore(t *testing.T) (*Store, *time.Time) {
 	now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { return now }
 	return s, &now
+}
+
+// watchedStores are two stores on one fresh database, each watching the other's changes every
+// 50 ms, as two energyd replicas do; they stop watching when the test ends.
+func watchedStores(t *testing.T) (context.Context, *Store, *Store) {
+	t.Helper()
+	db := chtest.DB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a, b := New(db), New(db)
+	go a.Versions.Watch(ctx, 50*time.Millisecond, nil)
+	go b.Versions.Watch(ctx, 50*time.Millisecond, nil)
+	return ctx, a, b
 }
 
 // wantField checks that err is a FieldError naming field and that its message mentions each
