@@ -13,6 +13,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/tables"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"golang.org/x/sync/errgroup"
@@ -63,10 +64,10 @@ func (s Spec) IndexesPerSite() int {
 // Present reports whether the data set is already loaded in full (so a rerun skips loading).
 func Present(ctx context.Context, db *schema.DB, s Spec) (bool, error) {
 	var points, indexes uint64
-	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM load_curve_points WHERE tenant_id = ?", Tenant).Scan(&points); err != nil {
+	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+tables.LoadCurvePoints+" WHERE tenant_id = ?", Tenant).Scan(&points); err != nil {
 		return false, err
 	}
-	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM elec_indexes WHERE tenant_id = ?", Tenant).Scan(&indexes); err != nil {
+	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+tables.ElecIndexes+" WHERE tenant_id = ?", Tenant).Scan(&indexes); err != nil {
 		return false, err
 	}
 	return points == uint64(s.Sites*s.PointsPerSite()) && indexes == uint64(s.Sites*s.IndexesPerSite()), nil
@@ -281,7 +282,7 @@ func (c *CurveColumns) add(site, pod string, begin time.Time, watts int64, local
 }
 
 func (c *CurveColumns) insert(ctx context.Context, db *schema.DB) error {
-	return insertColumns(ctx, db, "INSERT INTO load_curve_points (tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id)",
+	return insertColumns(ctx, db, "INSERT INTO "+tables.LoadCurvePoints+" (tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id)",
 		c.Tenant, c.Site, c.Pod, c.Begin, c.End, c.Generation, c.Value, c.Reliability, c.Day, c.Job)
 }
 
@@ -319,7 +320,7 @@ func (c *IndexColumns) add(site, pod string, ts time.Time, index map[string]int6
 }
 
 func (c *IndexColumns) insert(ctx context.Context, db *schema.DB) error {
-	return insertColumns(ctx, db, "INSERT INTO elec_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id)",
+	return insertColumns(ctx, db, "INSERT INTO "+tables.ElecIndexes+" (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id)",
 		c.Tenant, c.Site, c.Pod, c.TS, c.IndexBeforeChange, c.Nature, c.Generation, c.Dial, c.Value, c.Job)
 }
 
@@ -362,7 +363,7 @@ func insertColumnsOnce(ctx context.Context, db *schema.DB, insert string, column
 }
 
 // settledTables are the tables the benchmarks' reads use, merged before measuring.
-var settledTables = []string{"load_curve_points", "load_curve_points_by_site", "elec_indexes", "elec_indexes_by_site", "sites", "tariffs"}
+var settledTables = []string{tables.LoadCurvePoints, tables.LoadCurvePointsBySite, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs}
 
 // Optimize merges the readings tables so that every run measures the same, settled storage
 // (queries use FINAL and never depend on merges; merged parts only make them cheaper).

@@ -23,10 +23,10 @@ const (
 // explicit columns. Each table's sort key is the record's identity, so inserting the same rows
 // again (a job re-run after a crash) changes nothing that a FINAL read sees.
 //
-// The table names stay written out in the insertTable calls: a test checks them against the
-// tables whose insert metric series start at 0 (insertedTables).
+// Each insertTable call names its table constant where it is called: a test checks them
+// against the tables whose insert metric series start at 0 (insertedTables).
 func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, files []Rows, seen time.Time) error {
-	err := insertTable(ctx, db, "elec_indexes",
+	err := insertTable(ctx, db, tables.ElecIndexes,
 		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Dial, tables.Value, tables.JobID),
 		keyOrder(files, func(r *Rows) []ElecIndexRow { return r.Elec }, elecKey), func(size int) *elecBlock {
 			return &elecBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), dial: make([]string, size),
@@ -35,7 +35,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	if err != nil {
 		return err
 	}
-	err = insertTable(ctx, db, "gas_indexes",
+	err = insertTable(ctx, db, tables.GasIndexes,
 		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
 			tables.Unit, tables.ConversionUnits, tables.ConversionFactors, tables.JobID),
 		keyOrder(files, func(r *Rows) []GasIndexRow { return r.Gas }, gasKey), func(size int) *gasBlock {
@@ -46,7 +46,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	if err != nil {
 		return err
 	}
-	err = insertTable(ctx, db, "max_powers", tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.GenerationTS, tables.Value, tables.JobID),
+	err = insertTable(ctx, db, tables.MaxPowers, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.GenerationTS, tables.Value, tables.JobID),
 		keyOrder(files, func(r *Rows) []MaxPowerRow { return r.MaxPowers }, maxPowerKey), func(size int) *maxPowerBlock {
 			return &maxPowerBlock{common: newCommon(tenantID, jobID, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size)}
@@ -54,7 +54,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	if err != nil {
 		return err
 	}
-	err = insertTable(ctx, db, "load_curve_points",
+	err = insertTable(ctx, db, tables.LoadCurvePoints,
 		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.BeginTS, tables.EndTS, tables.GenerationTS, tables.Value, tables.Reliability, tables.MeterReadingDate, tables.JobID),
 		keyOrder(files, func(r *Rows) []LoadCurvePointRow { return r.LoadCurvePoints }, pointKey), func(size int) *pointBlock {
 			return &pointBlock{common: newCommon(tenantID, jobID, size), begin: make([]int64, size), end: make([]int64, size),
@@ -68,7 +68,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 		return err
 	}
 	first := stamp(seen)
-	return insertTable(ctx, db, "pods", tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.Fluid, tables.FirstSeenTS),
+	return insertTable(ctx, db, tables.Pods, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.Fluid, tables.FirstSeenTS),
 		[][][3]string{pods}, func(size int) *podBlock {
 			return &podBlock{tenant: repeat(tenantID, size), site: make([]string, size), pod: make([]string, size),
 				fluid: make([]string, size), first: repeat(first, size)}

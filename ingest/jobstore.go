@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // jobStore reads and writes the jobs table (schema/migrations/0010_jobs.sql). Each write is
@@ -23,7 +24,7 @@ const jobColumns = "tenant_id, job_id, archive, state, state_ts, submitted_ts, h
 	"nb_operations_total, nb_operations_ok, nb_operations_ko, error_code, error_message"
 
 // jobInsert writes whole job rows: jobColumns, then the file reports and the row version.
-const jobInsert = "INSERT INTO jobs (" + jobColumns + ", files, version)"
+const jobInsert = "INSERT INTO " + tables.Jobs + " (" + jobColumns + ", files, version)"
 
 func newJobStore(db *schema.DB) *jobStore {
 	return &jobStore{db: db, writer: schema.NewGroupInsert(db, jobInsert, func(rows int) {
@@ -67,7 +68,7 @@ func (s *jobStore) putWithin(ctx context.Context, within time.Duration, j Job) e
 func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error) {
 	var files string
 	j, found, err := schema.ScanOne(ctx, s.db, func(r schema.RowScanner) (Job, error) { return scanJob(r, &files) },
-		"SELECT "+jobColumns+", files FROM jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
+		"SELECT "+jobColumns+", files FROM "+tables.Jobs+" FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
 	if err != nil {
 		return Job{}, err
 	}
@@ -89,7 +90,7 @@ func (s *jobStore) latestOf(ctx context.Context, ids []string) (map[string]Job, 
 		chunk := ids[:min(len(ids), recoveryChunk)]
 		ids = ids[len(chunk):]
 		jobs, err := schema.ScanAll(ctx, s.db, scanListedJob,
-			"SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM jobs FINAL WHERE has(?, job_id))", chunk)
+			"SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM "+tables.Jobs+" FINAL WHERE has(?, job_id))", chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func (s *jobStore) list(ctx context.Context, tenantID string, f ListFilter) ([]J
 		where += " AND state = ?"
 		args = append(args, f.State)
 	}
-	latest := "(SELECT " + jobColumns + ", version FROM jobs FINAL WHERE tenant_id = ?)"
+	latest := "(SELECT " + jobColumns + ", version FROM " + tables.Jobs + " FINAL WHERE tenant_id = ?)"
 	var total uint64
 	if err := s.db.Conn.QueryRow(ctx, "SELECT count() FROM "+latest+" WHERE "+where, args...).Scan(&total); err != nil {
 		return nil, 0, err
@@ -139,7 +140,7 @@ func (s *jobStore) list(ctx context.Context, tenantID string, f ListFilter) ([]J
 
 // unfinished returns every job, of any tenant, that is not in a final state.
 func (s *jobStore) unfinished(ctx context.Context) ([]Job, error) {
-	return schema.ScanAll(ctx, s.db, scanListedJob, "SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM jobs FINAL) WHERE state IN (?, ?)",
+	return schema.ScanAll(ctx, s.db, scanListedJob, "SELECT "+jobColumns+" FROM (SELECT "+jobColumns+" FROM "+tables.Jobs+" FINAL) WHERE state IN (?, ?)",
 		StateSubmitted, StateInProgress)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // Leases, in cluster mode (Config.Shared): each energyd replica holds a lease on every job it
@@ -39,7 +40,7 @@ func (l *leases) hold(ctx context.Context, jobs []Job) error {
 	if len(jobs) == 0 {
 		return nil
 	}
-	b, err := l.db.Conn.PrepareBatch(ctx, "INSERT INTO job_leases (tenant_id, job_id, owner, expires_ts, version)")
+	b, err := l.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.JobLeases+" (tenant_id, job_id, owner, expires_ts, version)")
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (l *leases) current(ctx context.Context, ids []string) (map[string]lease, e
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := l.db.Conn.Query(ctx, "SELECT job_id, argMax(owner, version), argMax(expires_ts, version) FROM job_leases WHERE has(?, job_id) GROUP BY job_id", ids)
+	rows, err := l.db.Conn.Query(ctx, "SELECT job_id, argMax(owner, version), argMax(expires_ts, version) FROM "+tables.JobLeases+" WHERE has(?, job_id) GROUP BY job_id", ids)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package ingest
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"energy/schema/tables"
 )
 
 var (
@@ -68,7 +70,7 @@ var (
 )
 
 // insertedTables are the tables an archive's rows go to (the "table" label of the insert metrics).
-var insertedTables = []string{"elec_indexes", "gas_indexes", "max_powers", "load_curve_points", "pods"}
+var insertedTables = []string{tables.ElecIndexes, tables.GasIndexes, tables.MaxPowers, tables.LoadCurvePoints, tables.Pods}
 
 // Every known label value's series exists from the start at 0, so that a dashboard shows 0
 // rather than no data before the first job of each kind.

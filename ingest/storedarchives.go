@@ -12,6 +12,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // storedArchives keeps accepted archives in the store's archives table instead of a local
@@ -88,7 +89,7 @@ func (a *storedArchives) put(ctx context.Context, st *staged) error {
 }
 
 func (a *storedArchives) insert(ctx context.Context, m spoolMeta, data []byte, version uint64) error {
-	b, err := a.db.Conn.PrepareBatch(ctx, "INSERT INTO archives (tenant_id, job_id, archive, submitted_ts, data, version)")
+	b, err := a.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Archives+" (tenant_id, job_id, archive, submitted_ts, data, version)")
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func (a *storedArchives) insert(ctx context.Context, m spoolMeta, data []byte, v
 func (a *storedArchives) read(ctx context.Context, j Job) ([]byte, error) {
 	var data string
 	var version uint64
-	err := a.db.Conn.QueryRow(ctx, "SELECT data, version FROM archives WHERE tenant_id = ? AND job_id = ? ORDER BY version DESC LIMIT 1",
+	err := a.db.Conn.QueryRow(ctx, "SELECT data, version FROM "+tables.Archives+" WHERE tenant_id = ? AND job_id = ? ORDER BY version DESC LIMIT 1",
 		j.TenantID, j.ID).Scan(&data, &version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, os.ErrNotExist

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+
+	"energy/schema/tables"
 )
 
 //go:embed migrations/*.sql
@@ -143,9 +145,9 @@ func alterOnOneReplica(stmt, database, cluster string) string {
 // record of applied migrations. The readings are sharded by site instead (and the accepted
 // archives by job).
 var ReplicatedOnEveryNode = map[string]bool{
-	"tenants": true, "api_tokens": true, "sites": true, "tariffs": true, "weather_stations": true,
-	"weather_observations": true, "jobs": true, "advice_jobs": true, "data_versions": true, "schema_migrations": true,
-	"heating_schedules": true, "job_leases": true,
+	tables.Tenants: true, tables.APITokens: true, tables.Sites: true, tables.Tariffs: true, tables.WeatherStations: true,
+	tables.WeatherObservations: true, tables.Jobs: true, tables.AdviceJobs: true, tables.DataVersions: true,
+	tables.SchemaMigrations: true, tables.HeatingSchedules: true, tables.JobLeases: true,
 }
 
 // replicatedEngine turns engine (e.g. "ReplacingMergeTree(version)") into its Replicated form.
@@ -177,12 +179,12 @@ func stripComments(s string) string {
 
 // MigrationsTableSQL creates the table that records applied migrations.
 func MigrationsTableSQL(database, cluster string) string {
-	table, onCluster, engine := "schema_migrations", "", "ReplacingMergeTree()"
+	table, onCluster, engine := tables.SchemaMigrations, "", "ReplacingMergeTree()"
 	if cluster != "" {
 		// Every node holds the record, so an energyd on any node sees what another applied.
 		table = quoteIdent(database) + "." + table
 		onCluster = " ON CLUSTER " + quoteIdent(cluster)
-		engine = replicatedEngine(engine, database, "schema_migrations")
+		engine = replicatedEngine(engine, database, tables.SchemaMigrations)
 	}
 	return "CREATE TABLE IF NOT EXISTS " + table + onCluster +
 		" (version UInt32, name String, applied_ts DateTime('UTC')) ENGINE = " + engine + " ORDER BY version"
@@ -213,7 +215,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 	defer unlock()
 
 	applied := map[int]bool{}
-	rows, err := db.Conn.Query(ctx, "SELECT DISTINCT version FROM schema_migrations")
+	rows, err := db.Conn.Query(ctx, "SELECT DISTINCT version FROM "+tables.SchemaMigrations)
 	if err != nil {
 		return err
 	}
@@ -251,7 +253,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 				return fmt.Errorf("migration %s: %w\n%s", m.Name, err, s)
 			}
 		}
-		b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO schema_migrations (version, name, applied_ts)")
+		b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.SchemaMigrations+" (version, name, applied_ts)")
 		if err != nil {
 			return err
 		}
@@ -284,26 +286,26 @@ const lockStale = 2 * time.Minute
 func (db *DB) lockMigrations(ctx context.Context) (func(), error) {
 	owner := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 	for {
-		err := db.Conn.Exec(ctx, "CREATE TABLE schema_migrations_lock (owner String, acquired_ts DateTime('UTC')) ENGINE = TinyLog")
+		err := db.Conn.Exec(ctx, "CREATE TABLE "+tables.SchemaMigrationsLock+" (owner String, acquired_ts DateTime('UTC')) ENGINE = TinyLog")
 		if err == nil {
-			b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO schema_migrations_lock (owner, acquired_ts)")
+			b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.SchemaMigrationsLock+" (owner, acquired_ts)")
 			if err == nil {
 				if err = b.Append(owner, time.Now().UTC()); err == nil {
 					err = b.Send()
 				}
 			}
 			if err != nil {
-				_ = db.Conn.Exec(context.Background(), "DROP TABLE IF EXISTS schema_migrations_lock")
+				_ = db.Conn.Exec(context.Background(), "DROP TABLE IF EXISTS "+tables.SchemaMigrationsLock)
 				return nil, fmt.Errorf("record migration lock: %w", err)
 			}
-			return func() { _ = db.Conn.Exec(context.Background(), "DROP TABLE IF EXISTS schema_migrations_lock") }, nil
+			return func() { _ = db.Conn.Exec(context.Background(), "DROP TABLE IF EXISTS "+tables.SchemaMigrationsLock) }, nil
 		}
 		var ex *clickhouse.Exception
 		if !errors.As(err, &ex) || ex.Code != 57 { // 57: TABLE_ALREADY_EXISTS
 			return nil, fmt.Errorf("take migration lock: %w", err)
 		}
 		if db.lockIsStale(ctx) {
-			_ = db.Conn.Exec(ctx, "DROP TABLE IF EXISTS schema_migrations_lock")
+			_ = db.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+tables.SchemaMigrationsLock)
 			continue
 		}
 		select {
@@ -317,7 +319,7 @@ func (db *DB) lockMigrations(ctx context.Context) (func(), error) {
 func (db *DB) lockIsStale(ctx context.Context) bool {
 	var ts time.Time
 	var n uint64
-	row := db.Conn.QueryRow(ctx, "SELECT count(), max(acquired_ts) FROM schema_migrations_lock")
+	row := db.Conn.QueryRow(ctx, "SELECT count(), max(acquired_ts) FROM "+tables.SchemaMigrationsLock)
 	if err := row.Scan(&n, &ts); err != nil {
 		return false // the table vanished or is being written: look again
 	}
@@ -325,7 +327,7 @@ func (db *DB) lockIsStale(ctx context.Context) bool {
 		// Created but not yet written: stale only if the owner died in between, which we
 		// cannot see; a short grace period covers the normal case.
 		time.Sleep(500 * time.Millisecond)
-		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM schema_migrations_lock").Scan(&n); err != nil {
+		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+tables.SchemaMigrationsLock).Scan(&n); err != nil {
 			return false
 		}
 		return n == 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // verdict is what the store holds against what the clients were told.
@@ -41,7 +42,7 @@ func check(ctx context.Context, db *schema.DB, l *ledger, wait time.Duration) (v
 	deadline := time.Now().Add(wait)
 	for {
 		jobs = map[string][]jobRow{}
-		rows, err := db.Conn.Query(ctx, "SELECT archive, job_id, state FROM jobs FINAL WHERE tenant_id = ?", tenant)
+		rows, err := db.Conn.Query(ctx, "SELECT archive, job_id, state FROM "+tables.Jobs+" FINAL WHERE tenant_id = ?", tenant)
 		if err != nil {
 			return v, err
 		}
@@ -67,7 +68,7 @@ func check(ctx context.Context, db *schema.DB, l *ledger, wait time.Duration) (v
 
 	type stored struct{ rows, wh int64 }
 	got := map[string]stored{}
-	rows, err := db.Conn.Query(ctx, "SELECT pod_id, toInt64(count()), sum(value) FROM elec_indexes FINAL WHERE tenant_id = ? GROUP BY pod_id", tenant)
+	rows, err := db.Conn.Query(ctx, "SELECT pod_id, toInt64(count()), sum(value) FROM "+tables.ElecIndexes+" FINAL WHERE tenant_id = ? GROUP BY pod_id", tenant)
 	if err != nil {
 		return v, err
 	}

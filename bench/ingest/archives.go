@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"energy/ingest"
+	"energy/schema/tables"
 )
 
 // The two largest archives the limits allow (apidocs/README.md, "Archives"): 5 files of 10,000 smart
@@ -120,7 +121,7 @@ func (w *rowWriter) row(fields ...any) {
 // 2025, four monthly partitions) of two dials; pod p belongs to site p % sites.
 func smartIndexArchive() (benchArchive, error) {
 	const pods, days = 100, indexesPerFil / 100
-	a := benchArchive{Name: "bench-smart-indexes-5x10000.tar.gz", Table: "elec_indexes",
+	a := benchArchive{Name: "bench-smart-indexes-5x10000.tar.gz", Table: tables.ElecIndexes,
 		Columns: "tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id"}
 	rows := rowWriter{buf: make([]byte, 0, 270*2*filesPerArc*indexesPerFil)}
 	files := make([][]byte, filesPerArc)
@@ -167,7 +168,7 @@ func smartIndexArchive() (benchArchive, error) {
 // DST change) with beginTs points; values follow a household's daily shape with noise.
 func loadCurveArchive() (benchArchive, error) {
 	const pods, days = 50, curvesPerFile / 50
-	a := benchArchive{Name: "bench-load-curves-5x1500x48.tar.gz", Table: "load_curve_points",
+	a := benchArchive{Name: "bench-load-curves-5x1500x48.tar.gz", Table: tables.LoadCurvePoints,
 		Columns: "tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id"}
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {

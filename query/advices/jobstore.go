@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // jobStore reads and writes the advice_jobs table (schema/migrations/0013_advice_jobs.sql).
@@ -19,7 +20,7 @@ type jobStore struct {
 }
 
 func newJobStore(db *schema.DB) *jobStore {
-	return &jobStore{db: db, writer: schema.NewGroupInsert(db, "INSERT INTO advice_jobs ("+adviceJobColumns+", version)", nil)}
+	return &jobStore{db: db, writer: schema.NewGroupInsert(db, "INSERT INTO "+tables.AdviceJobs+" ("+adviceJobColumns+", version)", nil)}
 }
 
 const adviceJobColumns = "tenant_id, job_id, status, created_ts, updated_ts, inputs, result, error"
@@ -42,7 +43,7 @@ func (s *jobStore) put(ctx context.Context, j Job) error {
 // get returns a job of the tenant, or ErrJobNotFound.
 func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error) {
 	j, found, err := schema.ScanOne(ctx, s.db, scanAdviceJob,
-		"SELECT "+adviceJobColumns+" FROM advice_jobs FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
+		"SELECT "+adviceJobColumns+" FROM "+tables.AdviceJobs+" FINAL WHERE tenant_id = ? AND job_id = ?", tenantID, jobID)
 	if err == nil && !found {
 		err = ErrJobNotFound
 	}
@@ -51,7 +52,7 @@ func (s *jobStore) get(ctx context.Context, tenantID, jobID string) (Job, error)
 
 // unfinished returns every job, of any tenant, still CREATED or IN_PROGRESS, oldest first.
 func (s *jobStore) unfinished(ctx context.Context) ([]Job, error) {
-	return schema.ScanAll(ctx, s.db, scanAdviceJob, "SELECT "+adviceJobColumns+" FROM (SELECT "+adviceJobColumns+" FROM advice_jobs FINAL)"+
+	return schema.ScanAll(ctx, s.db, scanAdviceJob, "SELECT "+adviceJobColumns+" FROM (SELECT "+adviceJobColumns+" FROM "+tables.AdviceJobs+" FINAL)"+
 		" WHERE status IN (?, ?) ORDER BY created_ts, job_id", StatusCreated, StatusInProgress)
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // Notification states.
@@ -57,7 +58,7 @@ func (o *Outbox) List(ctx context.Context, tenantID, siteID, targetID string) ([
 // query reads notifications matching where (on key columns, inside FINAL) and then outer (on
 // the latest state of each: a filter inside FINAL could see an older version).
 func (o *Outbox) query(ctx context.Context, where, outer string, limit int, args ...any) ([]Notification, error) {
-	q := "SELECT " + notificationColumns + " FROM (SELECT " + notificationColumns + " FROM notifications FINAL WHERE " + where + ")"
+	q := "SELECT " + notificationColumns + " FROM (SELECT " + notificationColumns + " FROM " + tables.Notifications + " FINAL WHERE " + where + ")"
 	if outer != "" {
 		q += " WHERE " + outer
 	}

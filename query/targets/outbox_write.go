@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"time"
+
+	"energy/schema/tables"
 )
 
 // createdVersion is the row version of a notification's creation; every later state has a
@@ -32,7 +34,7 @@ func (o *Outbox) add(ctx context.Context, ns []Notification) error {
 	for i, n := range ns {
 		ids[i] = n.ID
 	}
-	rows, err := o.db.Conn.Query(ctx, "SELECT notification_id FROM notifications WHERE tenant_id = ? AND site_id = ? AND has(?, notification_id)",
+	rows, err := o.db.Conn.Query(ctx, "SELECT notification_id FROM "+tables.Notifications+" WHERE tenant_id = ? AND site_id = ? AND has(?, notification_id)",
 		ns[0].TenantID, ns[0].SiteID, ids)
 	if err != nil {
 		return err
@@ -50,7 +52,7 @@ func (o *Outbox) add(ctx context.Context, ns []Notification) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	b, err := o.db.Conn.PrepareBatch(ctx, "INSERT INTO notifications ("+notificationColumns+", version)")
+	b, err := o.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Notifications+" ("+notificationColumns+", version)")
 	if err != nil {
 		return err
 	}
@@ -74,7 +76,7 @@ func (o *Outbox) add(ctx context.Context, ns []Notification) error {
 
 // write records a new state of a notification.
 func (o *Outbox) write(ctx context.Context, x Notification) error {
-	b, err := o.db.Conn.PrepareBatch(ctx, "INSERT INTO notifications ("+notificationColumns+", version)")
+	b, err := o.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Notifications+" ("+notificationColumns+", version)")
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,7 @@ func (o *Outbox) pending(ctx context.Context, limit int) ([]Notification, error)
 // depth counts the PENDING notifications.
 func (o *Outbox) depth(ctx context.Context) (uint64, error) {
 	var n uint64
-	err := o.db.Conn.QueryRow(ctx, "SELECT count() FROM (SELECT state FROM notifications FINAL) WHERE state = 'PENDING'").Scan(&n)
+	err := o.db.Conn.QueryRow(ctx, "SELECT count() FROM (SELECT state FROM "+tables.Notifications+" FINAL) WHERE state = 'PENDING'").Scan(&n)
 	return n, err
 }
 
@@ -108,7 +110,7 @@ func (o *Outbox) depth(ctx context.Context) (uint64, error) {
 // the sender reads it back: of two senders that claimed together only one sees itself).
 func (o *Outbox) claimHolder(ctx context.Context, x Notification) (string, error) {
 	var by string
-	err := o.db.Conn.QueryRow(ctx, "SELECT claimed_by FROM notifications FINAL WHERE tenant_id = ? AND site_id = ? AND target_id = ? AND notification_id = ?",
+	err := o.db.Conn.QueryRow(ctx, "SELECT claimed_by FROM "+tables.Notifications+" FINAL WHERE tenant_id = ? AND site_id = ? AND target_id = ? AND notification_id = ?",
 		x.TenantID, x.SiteID, x.TargetID, x.ID).Scan(&by)
 	return by, err
 }

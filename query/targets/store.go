@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // The stored names of the updatable fields (rows of target_settings).
@@ -59,7 +60,7 @@ func (s *Store) Create(ctx context.Context, t Target) (Target, error) {
 	}, version); err != nil {
 		return t, err
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO targets (tenant_id, site_id, target_id, generation_ts, begin_ts, end_ts, type, unit, default_target_value, name, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Targets+" (tenant_id, site_id, target_id, generation_ts, begin_ts, end_ts, type, unit, default_target_value, name, version)")
 	if err != nil {
 		return t, err
 	}
@@ -95,7 +96,7 @@ func (s *Store) Update(ctx context.Context, tenantID, siteID, targetID string, u
 }
 
 func (s *Store) putSettings(ctx context.Context, t Target, fields map[string]string, version uint64) error {
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO target_settings (tenant_id, site_id, target_id, field, value, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.TargetSettings+" (tenant_id, site_id, target_id, field, value, version)")
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func (s *Store) query(ctx context.Context, tenantID, siteID, targetID string) ([
 	if targetID != "" {
 		where, args = where+" AND target_id = ?", append(args, targetID)
 	}
-	rows, err := s.db.Conn.Query(ctx, "SELECT site_id, target_id, generation_ts, begin_ts, end_ts, type, unit, default_target_value, name FROM targets FINAL WHERE "+
+	rows, err := s.db.Conn.Query(ctx, "SELECT site_id, target_id, generation_ts, begin_ts, end_ts, type, unit, default_target_value, name FROM "+tables.Targets+" FINAL WHERE "+
 		where+" ORDER BY site_id, version, target_id", args...)
 	if err != nil {
 		return nil, err
@@ -178,7 +179,7 @@ func (s *Store) query(ctx context.Context, tenantID, siteID, targetID string) ([
 	if len(out) == 0 {
 		return nil, nil
 	}
-	settings, err := s.db.Conn.Query(ctx, "SELECT site_id, target_id, field, argMax(value, version), max(version) FROM target_settings WHERE "+
+	settings, err := s.db.Conn.Query(ctx, "SELECT site_id, target_id, field, argMax(value, version), max(version) FROM "+tables.TargetSettings+" WHERE "+
 		where+" GROUP BY site_id, target_id, field", args...)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"energy/schema/tables"
 )
 
 // DegreeDayBase is the base temperature of heating degree days, °C.
@@ -65,7 +67,7 @@ func (w *Store) DailyMeans(ctx context.Context, tenantID, stationID string, loc 
 	// The zone name is an IANA name validated with the site; it is bound, never formatted in.
 	rows, err := w.db.Conn.Query(ctx, `SELECT toYYYYMMDD(date, ?) AS day, avg(latest)
 		FROM (SELECT date, argMax(temperature, version) AS latest
-			FROM weather_observations
+			FROM `+tables.WeatherObservations+`
 			WHERE tenant_id = ? AND station_id = ? AND date >= ? AND date < ?
 			GROUP BY date)
 		GROUP BY day

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // Observation is one weather value of a station at an instant. Forecasts and measures share
@@ -107,7 +108,7 @@ func (w *Store) Put(ctx context.Context, tenantID, stationID string, obs []Obser
 	if len(obs) == 0 {
 		return nil
 	}
-	b, err := w.db.Conn.PrepareBatch(ctx, "INSERT INTO weather_observations (tenant_id, station_id, date, temperature, wind, cloudiness, picto, version)")
+	b, err := w.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.WeatherObservations+" (tenant_id, station_id, date, temperature, wind, cloudiness, picto, version)")
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func (w *Store) Observations(ctx context.Context, tenantID, stationID string, be
 		return []Observation{}, nil
 	}
 	rows, err := w.db.Conn.Query(ctx, `SELECT date, temperature, wind, cloudiness, picto
-		FROM weather_observations FINAL
+		FROM `+tables.WeatherObservations+` FINAL
 		WHERE tenant_id = ? AND station_id = ? AND date >= ? AND date < ?
 		ORDER BY date`, tenantID, stationID, begin.UTC(), end.UTC())
 	if err != nil {

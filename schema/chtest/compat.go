@@ -20,6 +20,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/chdb"
+	"energy/schema/tables"
 )
 
 // CompatEnv turns on the version-compatibility check: with ENERGY_COMPAT_CHECK=1, every
@@ -94,7 +95,7 @@ type recorder struct {
 
 // replayable leaves out reads that describe the server rather than the data (system tables,
 // the migration lock that exists only while migrating).
-var notReplayable = regexp.MustCompile(`(?i)\bsystem\.|schema_migrations_lock`)
+var notReplayable = regexp.MustCompile(`(?i)\bsystem\.|` + tables.SchemaMigrationsLock)
 
 func (r *recorder) add(q string, args []any) {
 	sql, err := bindPositional(q, args)
@@ -209,7 +210,7 @@ func MigrateInProcess(engine *chdb.Session, database string) error {
 	if err := send(schema.MigrationsTableSQL(database, "")); err != nil {
 		return err
 	}
-	done, err := engine.Query("SELECT DISTINCT version FROM schema_migrations", "TabSeparated")
+	done, err := engine.Query("SELECT DISTINCT version FROM "+tables.SchemaMigrations, "TabSeparated")
 	if err != nil {
 		return err
 	}
@@ -234,7 +235,7 @@ func MigrateInProcess(engine *chdb.Session, database string) error {
 				return err
 			}
 		}
-		record := fmt.Sprintf("INSERT INTO schema_migrations (version, name, applied_ts) VALUES (%d, %s, now())", m.Version, quoteString(m.Name))
+		record := fmt.Sprintf("INSERT INTO "+tables.SchemaMigrations+" (version, name, applied_ts) VALUES (%d, %s, now())", m.Version, quoteString(m.Name))
 		if _, err := engine.Query(record, "TabSeparated"); err != nil {
 			return err
 		}
@@ -247,7 +248,7 @@ func tableNames(conn driver.Conn, database string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rows, err := conn.Query(ctx, `SELECT name FROM system.tables WHERE database = ?
-		AND engine NOT IN ('View', 'MaterializedView', 'Distributed') AND name != 'schema_migrations_lock' ORDER BY name`, database)
+		AND engine NOT IN ('View', 'MaterializedView', 'Distributed') AND name != ? ORDER BY name`, database, tables.SchemaMigrationsLock)
 	if err != nil {
 		return nil, err
 	}

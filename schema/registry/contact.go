@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/mail"
 	"regexp"
+
+	"energy/schema/tables"
 )
 
 // Contact is who receives a site's target notifications: an email address for EMAIL, a phone
@@ -32,7 +34,7 @@ func (c Contact) Validate() error {
 
 // putContact writes the site's contact (empty: none) with the site's version.
 func (s *Store) putContact(ctx context.Context, tenantID, siteID string, c Contact, version uint64) error {
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO site_contacts (tenant_id, site_id, email, phone, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.SiteContacts+" (tenant_id, site_id, email, phone, version)")
 	if err != nil {
 		return err
 	}
@@ -45,7 +47,7 @@ func (s *Store) putContact(ctx context.Context, tenantID, siteID string, c Conta
 // Contact returns the site's contact; zero when the site has none.
 func (s *Store) Contact(ctx context.Context, tenantID, siteID string) (Contact, error) {
 	var c Contact
-	rows, err := s.db.Conn.Query(ctx, "SELECT email, phone FROM site_contacts FINAL WHERE tenant_id = ? AND site_id = ?", tenantID, siteID)
+	rows, err := s.db.Conn.Query(ctx, "SELECT email, phone FROM "+tables.SiteContacts+" FINAL WHERE tenant_id = ? AND site_id = ?", tenantID, siteID)
 	if err != nil {
 		return c, err
 	}

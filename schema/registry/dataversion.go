@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // DataVersions counts, per site, how many times its readings changed (site "" of a tenant: its
@@ -79,7 +80,7 @@ func (v *DataVersions) Bump(tenantID, siteID string) {
 }
 
 func (v *DataVersions) record(ctx context.Context, keys [][2]string) error {
-	b, err := v.db.Conn.PrepareBatch(ctx, "INSERT INTO data_versions (tenant_id, site_id, version, changed_ts)")
+	b, err := v.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.DataVersions+" (tenant_id, site_id, version, changed_ts)")
 	if err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func (v *DataVersions) poll(ctx context.Context) error {
 	if v.seen > uint64(watchLookBack) {
 		from = v.seen - uint64(watchLookBack)
 	}
-	rows, err := v.db.Conn.Query(ctx, "SELECT tenant_id, site_id, max(version) FROM data_versions WHERE version > ? GROUP BY tenant_id, site_id", from)
+	rows, err := v.db.Conn.Query(ctx, "SELECT tenant_id, site_id, max(version) FROM "+tables.DataVersions+" WHERE version > ? GROUP BY tenant_id, site_id", from)
 	if err != nil {
 		return err
 	}

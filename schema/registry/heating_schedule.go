@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"energy/schema/tables"
 )
 
 // Heating modes of a schedule.
@@ -149,7 +151,7 @@ func (s *Store) PutHeatingSchedule(ctx context.Context, tenantID, siteID string,
 	if err != nil {
 		return HeatingSchedule{}, err
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO heating_schedules (tenant_id, site_id, definition, updated_ts, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.HeatingSchedules+" (tenant_id, site_id, definition, updated_ts, version)")
 	if err != nil {
 		return HeatingSchedule{}, err
 	}
@@ -167,7 +169,7 @@ func (s *Store) PutHeatingSchedule(ctx context.Context, tenantID, siteID string,
 // HeatingSchedule returns the site's stored schedule, or the default one when none is stored
 // (stored reports which). It does not check that the site exists.
 func (s *Store) HeatingSchedule(ctx context.Context, tenantID, siteID string) (h HeatingSchedule, stored bool, err error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT definition FROM heating_schedules FINAL WHERE tenant_id = ? AND site_id = ?", tenantID, siteID)
+	rows, err := s.db.Conn.Query(ctx, "SELECT definition FROM "+tables.HeatingSchedules+" FINAL WHERE tenant_id = ? AND site_id = ?", tenantID, siteID)
 	if err != nil {
 		return HeatingSchedule{}, false, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"energy/schema/tables"
 )
 
 // Heating fluids of a site.
@@ -141,7 +143,7 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 	if err := s.ensureTenant(ctx, site.TenantID); err != nil {
 		return err
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO sites ("+siteColumns+", updated_ts, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Sites+" ("+siteColumns+", updated_ts, version)")
 	if err != nil {
 		return err
 	}
@@ -197,7 +199,7 @@ func (s *Store) Sites(ctx context.Context, tenantID string) ([]Site, error) {
 
 // querySites reads sites matching where, a fixed condition with bound values.
 func (s *Store) querySites(ctx context.Context, where string, args ...any) ([]Site, error) {
-	rows, err := s.db.Conn.Query(ctx, fmt.Sprintf("SELECT %s FROM sites FINAL WHERE %s ORDER BY site_id", siteColumns, where), args...)
+	rows, err := s.db.Conn.Query(ctx, fmt.Sprintf("SELECT %s FROM "+tables.Sites+" FINAL WHERE %s ORDER BY site_id", siteColumns, where), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"math"
+
+	"energy/schema/tables"
 )
 
 // Station is a weather station whose observations serve the tenant's sites.
@@ -39,7 +41,7 @@ func (s *Store) PutStation(ctx context.Context, st Station) error {
 	if err := s.ensureTenant(ctx, st.TenantID); err != nil {
 		return err
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO weather_stations (tenant_id, station_id, name, latitude, longitude, updated_ts, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.WeatherStations+" (tenant_id, station_id, name, latitude, longitude, updated_ts, version)")
 	if err != nil {
 		return err
 	}
@@ -51,7 +53,7 @@ func (s *Store) PutStation(ctx context.Context, st Station) error {
 
 // Station returns a station of the tenant or ErrNotFound.
 func (s *Store) Station(ctx context.Context, tenantID, stationID string) (Station, error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT station_id, name, latitude, longitude FROM weather_stations FINAL WHERE tenant_id = ? AND station_id = ?", tenantID, stationID)
+	rows, err := s.db.Conn.Query(ctx, "SELECT station_id, name, latitude, longitude FROM "+tables.WeatherStations+" FINAL WHERE tenant_id = ? AND station_id = ?", tenantID, stationID)
 	if err != nil {
 		return Station{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // Store reads and writes reference data in ClickHouse.
@@ -53,13 +54,13 @@ func ValidID(field, id string) error { return validID(field, id) }
 
 func (s *Store) ensureTenant(ctx context.Context, tenantID string) error {
 	var n uint64
-	if err := s.db.Conn.QueryRow(ctx, "SELECT count() FROM tenants WHERE tenant_id = ?", tenantID).Scan(&n); err != nil {
+	if err := s.db.Conn.QueryRow(ctx, "SELECT count() FROM "+tables.Tenants+" WHERE tenant_id = ?", tenantID).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
 		return nil
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO tenants (tenant_id, name, created_ts, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Tenants+" (tenant_id, name, created_ts, version)")
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"energy/schema/tables"
 )
 
 // Tariff options.
@@ -255,7 +257,7 @@ func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
 	if err := s.ensureTenant(ctx, t.TenantID); err != nil {
 		return err
 	}
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO tariffs (tenant_id, tariff_id, option, carbon_coefficient, definition, updated_ts, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Tariffs+" (tenant_id, tariff_id, option, carbon_coefficient, definition, updated_ts, version)")
 	if err != nil {
 		return err
 	}
@@ -288,7 +290,7 @@ func (s *Store) Tariff(ctx context.Context, tenantID, tariffID string) (Tariff, 
 // queryTariffs reads the tariffs matching where, a fixed condition with bound values. A stored
 // definition that does not decode is left out and its error given by tariff id.
 func (s *Store) queryTariffs(ctx context.Context, where string, args ...any) (tariffs []Tariff, corrupt map[string]error, err error) {
-	rows, err := s.db.Conn.Query(ctx, "SELECT tenant_id, tariff_id, definition FROM tariffs FINAL WHERE "+where, args...)
+	rows, err := s.db.Conn.Query(ctx, "SELECT tenant_id, tariff_id, definition FROM "+tables.Tariffs+" FINAL WHERE "+where, args...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"energy/schema/tables"
 )
 
 // Token is an API token as stored; the secret itself is never stored, only its SHA-256.
@@ -91,7 +93,7 @@ func (s *Store) WatchTokens(ctx context.Context, every time.Duration) {
 	defer t.Stop()
 	for {
 		var latest uint64
-		if err := s.db.Conn.QueryRow(ctx, "SELECT max(version) FROM api_tokens").Scan(&latest); err == nil {
+		if err := s.db.Conn.QueryRow(ctx, "SELECT max(version) FROM "+tables.APITokens).Scan(&latest); err == nil {
 			if latest != s.auth.generation.Load() {
 				s.auth.generation.Store(latest)
 				s.auth.clear()
@@ -159,7 +161,7 @@ func scopeList() string {
 }
 
 func (s *Store) writeToken(ctx context.Context, t Token, hash string) error {
-	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO api_tokens (token_id, tenant_id, secret_hash, scopes, description, created_ts, expires_ts, revoked_ts, version)")
+	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.APITokens+" (token_id, tenant_id, secret_hash, scopes, description, created_ts, expires_ts, revoked_ts, version)")
 	if err != nil {
 		return err
 	}
@@ -202,7 +204,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 
 func (s *Store) token(ctx context.Context, id string) (Token, string, error) {
 	rows, err := s.db.Conn.Query(ctx, `SELECT token_id, tenant_id, secret_hash, scopes, description, created_ts, expires_ts, revoked_ts
-		FROM api_tokens FINAL WHERE token_id = ?`, id)
+		FROM `+tables.APITokens+` FINAL WHERE token_id = ?`, id)
 	if err != nil {
 		return Token{}, "", err
 	}
@@ -238,7 +240,7 @@ func (s *Store) RevokeToken(ctx context.Context, tokenID string) (Token, error) 
 // Tokens lists the tokens of a tenant (all tenants when tenantID is empty), oldest first.
 func (s *Store) Tokens(ctx context.Context, tenantID string) ([]Token, error) {
 	rows, err := s.db.Conn.Query(ctx, `SELECT token_id, tenant_id, scopes, description, created_ts, expires_ts, revoked_ts
-		FROM api_tokens FINAL WHERE (? = '' OR tenant_id = ?) ORDER BY created_ts, token_id`, tenantID, tenantID)
+		FROM `+tables.APITokens+` FINAL WHERE (? = '' OR tenant_id = ?) ORDER BY created_ts, token_id`, tenantID, tenantID)
 	if err != nil {
 		return nil, err
 	}

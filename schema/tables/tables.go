@@ -1,6 +1,7 @@
-// Package tables names the ClickHouse tables of a site's readings and their columns, which the
+// Package tables names the ClickHouse tables, and the columns of a site's readings, which the
 // archive intake (ingest) writes and the analyses (query) read, so that the writer and every
-// reader spell them one way. The migrations under schema/migrations create them.
+// reader spell them one way. The migrations under schema/migrations create them; SQL built with
+// these names takes identifiers from constants only, never from input.
 package tables
 
 import "strings"
@@ -22,6 +23,35 @@ const (
 	// granules): the rows of LoadCurvePoints, copied by a materialized view on every insert
 	// (migration 0025).
 	LoadCurvePointsBySite = "load_curve_points_by_site"
+)
+
+// The registry: tenants and their tokens, sites, contracts, weather stations and settings.
+const (
+	Tenants          = "tenants"
+	APITokens        = "api_tokens"
+	Sites            = "sites"
+	SiteContacts     = "site_contacts"
+	Tariffs          = "tariffs"
+	WeatherStations  = "weather_stations"
+	HeatingSchedules = "heating_schedules"
+)
+
+// Everything else the service writes: weather, jobs and their archives, targets and their
+// outbox, and the versions that tell every energyd which sites' answers changed.
+const (
+	WeatherObservations = "weather_observations"
+	Jobs                = "jobs"       // archive jobs
+	JobLeases           = "job_leases" // which energyd holds an archive job (cluster mode)
+	Archives            = "archives"   // accepted archive bytes (cluster mode)
+	AdviceJobs          = "advice_jobs"
+	Targets             = "targets"
+	TargetSettings      = "target_settings"
+	Notifications       = "notifications" // the outbox of target notifications
+	DataVersions        = "data_versions"
+
+	// The record of applied migrations, and the lock that lets one process apply them.
+	SchemaMigrations     = "schema_migrations"
+	SchemaMigrationsLock = "schema_migrations_lock"
 )
 
 // Columns of the readings tables: every table has the identity columns; the others are
