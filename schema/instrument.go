@@ -5,20 +5,16 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"energy/schema/metric"
 )
 
 var (
-	queryDuration = promauto.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "energy_clickhouse_query_duration_seconds",
-		Help:    "Latency of ClickHouse calls by operation (query, exec, insert).",
-		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
-	}, []string{"op"})
-	queryErrors = promauto.NewCounterVec(prometheus.CounterOpts{
-		Name: "energy_clickhouse_errors_total",
-		Help: "ClickHouse calls that failed, by operation.",
-	}, []string{"op"})
+	queryDuration = metric.HistogramVec("energy_clickhouse_query_duration_seconds",
+		"Latency of ClickHouse calls by operation (query, exec, insert).",
+		[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}, "op")
+	queryErrors = metric.CounterVec("energy_clickhouse_errors_total",
+		"ClickHouse calls that failed, by operation.", "op")
 )
 
 // instrumentedConn records latency and errors of every call and runs each one under its

@@ -8,19 +8,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
+	"energy/schema/metric"
 )
 
 var (
-	embeddedRestarts = promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_clickhouse_restarts_total",
-		Help: "Restarts of the embedded ClickHouse after it exited or stopped answering.",
-	})
-	embeddedUp = promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "energy_clickhouse_embedded_up",
-		Help: "1 while the embedded ClickHouse process runs, 0 while it is down or being restarted.",
-	})
+	embeddedRestarts = metric.Counter("energy_clickhouse_restarts_total",
+		"Restarts of the embedded ClickHouse after it exited or stopped answering.")
+	embeddedUp = metric.Gauge("energy_clickhouse_embedded_up",
+		"1 while the embedded ClickHouse process runs, 0 while it is down or being restarted.")
 )
 
 // Supervision settings of an embedded server; the zero value of each field takes its default.

@@ -1,46 +1,21 @@
 package advices
 
-import (
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
-)
+import "energy/schema/metric"
 
 var (
-	jobsSubmitted = promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_advice_jobs_submitted_total",
-		Help: "Recommendation jobs accepted (CREATED job stored).",
-	})
-	jobsFinished = promauto.NewCounterVec(prometheus.CounterOpts{
-		Name: "energy_advice_jobs_total",
-		Help: "Recommendation jobs that reached a final status, by status (DONE, ERROR).",
-	}, []string{"status"})
-	elementsComputed = promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_advice_elements_total",
-		Help: "Elements (inputs) of DONE recommendation jobs.",
-	})
-	jobLatency = promauto.NewHistogram(prometheus.HistogramOpts{
-		Name:    "energy_advice_job_latency_seconds",
-		Help:    "Time from submission to a final status (queueing included), for jobs finished by the process that accepted them.",
-		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60},
-	})
-	queueDepth = promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "energy_advice_queue_depth",
-		Help: "Recommendation jobs waiting for a worker.",
-	})
-	jobsRunning = promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "energy_advice_jobs_running",
-		Help: "Recommendation jobs being computed by a worker.",
-	})
-	jobRetries = promauto.NewCounter(prometheus.CounterOpts{
-		Name: "energy_advice_job_retries_total",
-		Help: "Recommendation jobs put back in the queue after a storage failure.",
-	})
+	jobsSubmitted = metric.Counter("energy_advice_jobs_submitted_total",
+		"Recommendation jobs accepted (CREATED job stored).")
+	jobsFinished = metric.CounterVec("energy_advice_jobs_total",
+		"Recommendation jobs that reached a final status, by status (DONE, ERROR).", "status", StatusDone, StatusError)
+	elementsComputed = metric.Counter("energy_advice_elements_total",
+		"Elements (inputs) of DONE recommendation jobs.")
+	jobLatency = metric.Histogram("energy_advice_job_latency_seconds",
+		"Time from submission to a final status (queueing included), for jobs finished by the process that accepted them.",
+		[]float64{.01, .025, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60})
+	queueDepth = metric.Gauge("energy_advice_queue_depth",
+		"Recommendation jobs waiting for a worker.")
+	jobsRunning = metric.Gauge("energy_advice_jobs_running",
+		"Recommendation jobs being computed by a worker.")
+	jobRetries = metric.Counter("energy_advice_job_retries_total",
+		"Recommendation jobs put back in the queue after a storage failure.")
 )
-
-// Each final status's series exists from the start at 0, so that a dashboard shows 0 rather
-// than no data before the first job ends that way.
-func init() {
-	for _, status := range []string{StatusDone, StatusError} {
-		jobsFinished.WithLabelValues(status)
-	}
-}
