@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -15,9 +16,9 @@ import (
 var minRowsPerRun = 64
 
 // keyOrder returns the rows of one table across the files as runs to send in turn: in the
-// table's key order (cmp) when the rows are runs in that order that do not interleave, in
+// table's key order (compare) when the rows are runs in that order that do not interleave, in
 // file order otherwise.
-func keyOrder[T any](files []Rows, rowsOf func(*Rows) []T, cmp func(a, b *T) int) [][]T {
+func keyOrder[T any](files []Rows, rowsOf func(*Rows) []T, compare func(a, b *T) int) [][]T {
 	var runs [][]T
 	n := 0
 	for f := range files {
@@ -25,7 +26,7 @@ func keyOrder[T any](files []Rows, rowsOf func(*Rows) []T, cmp func(a, b *T) int
 		n += len(rows)
 		start := 0
 		for i := 1; i <= len(rows); i++ {
-			if i == len(rows) || cmp(&rows[i-1], &rows[i]) > 0 {
+			if i == len(rows) || compare(&rows[i-1], &rows[i]) > 0 {
 				runs = append(runs, rows[start:i])
 				start = i
 			}
@@ -35,9 +36,9 @@ func keyOrder[T any](files []Rows, rowsOf func(*Rows) []T, cmp func(a, b *T) int
 		return runs
 	}
 	ordered := slices.Clone(runs)
-	slices.SortStableFunc(ordered, func(a, b []T) int { return cmp(&a[0], &b[0]) })
+	slices.SortStableFunc(ordered, func(a, b []T) int { return compare(&a[0], &b[0]) })
 	for i := 1; i < len(ordered); i++ {
-		if cmp(&ordered[i-1][len(ordered[i-1])-1], &ordered[i][0]) > 0 {
+		if compare(&ordered[i-1][len(ordered[i-1])-1], &ordered[i][0]) > 0 {
 			return runs // interleaved series
 		}
 	}
@@ -48,68 +49,29 @@ func keyOrder[T any](files []Rows, rowsOf func(*Rows) []T, cmp func(a, b *T) int
 // every row of a job.
 
 func elecKey(a, b *ElecIndexRow) int {
-	if c := compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID); c != 0 {
-		return c
-	}
-	if c := a.TS.Compare(b.TS); c != 0 {
-		return c
-	}
-	if c := compareBool(a.IndexBeforeChange, b.IndexBeforeChange); c != 0 {
-		return c
-	}
-	if c := compareString(a.Nature, b.Nature); c != 0 {
-		return c
-	}
-	if c := a.GenerationTS.Compare(b.GenerationTS); c != 0 {
-		return c
-	}
-	return compareString(a.Dial, b.Dial)
+	return cmp.Or(compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID), a.TS.Compare(b.TS),
+		compareBool(a.IndexBeforeChange, b.IndexBeforeChange), compareString(a.Nature, b.Nature),
+		a.GenerationTS.Compare(b.GenerationTS), compareString(a.Dial, b.Dial))
 }
 
 func gasKey(a, b *GasIndexRow) int {
-	if c := compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID); c != 0 {
-		return c
-	}
-	if c := a.TS.Compare(b.TS); c != 0 {
-		return c
-	}
-	if c := compareBool(a.IndexBeforeChange, b.IndexBeforeChange); c != 0 {
-		return c
-	}
-	if c := compareString(a.Nature, b.Nature); c != 0 {
-		return c
-	}
-	return a.GenerationTS.Compare(b.GenerationTS)
+	return cmp.Or(compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID), a.TS.Compare(b.TS),
+		compareBool(a.IndexBeforeChange, b.IndexBeforeChange), compareString(a.Nature, b.Nature),
+		a.GenerationTS.Compare(b.GenerationTS))
 }
 
 func maxPowerKey(a, b *MaxPowerRow) int {
-	if c := compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID); c != 0 {
-		return c
-	}
-	if c := a.TS.Compare(b.TS); c != 0 {
-		return c
-	}
-	return a.GenerationTS.Compare(b.GenerationTS)
+	return cmp.Or(compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID), a.TS.Compare(b.TS),
+		a.GenerationTS.Compare(b.GenerationTS))
 }
 
 func pointKey(a, b *LoadCurvePointRow) int {
-	if c := compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID); c != 0 {
-		return c
-	}
-	if c := a.BeginTS.Compare(b.BeginTS); c != 0 {
-		return c
-	}
-	if c := a.EndTS.Compare(b.EndTS); c != 0 {
-		return c
-	}
-	return a.GenerationTS.Compare(b.GenerationTS)
+	return cmp.Or(compareIDs(a.SiteID, b.SiteID, a.PodID, b.PodID), a.BeginTS.Compare(b.BeginTS),
+		a.EndTS.Compare(b.EndTS), a.GenerationTS.Compare(b.GenerationTS))
 }
 
 func compareIDs(siteA, siteB, podA, podB string) int {
-	if c := compareString(siteA, siteB); c != 0 {
-		return c
-	}
-	return compareString(podA, podB)
+	return cmp.Or(compareString(siteA, siteB), compareString(podA, podB))
 }
 
 // compareString is strings.Compare with a shortcut for the interned ids, mostly equal.
