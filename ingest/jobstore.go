@@ -14,9 +14,9 @@ import (
 // the whole job with a higher version; reads take the latest version with FINAL and filter
 // non-key columns only outside the FINAL subquery.
 type jobStore struct {
-	db     *schema.DB
-	rowVer schema.RowVersions
-	// writer shares inserts between the state changes of jobs that change at the same time.
+	db *schema.DB
+	// writer shares inserts between the state changes of jobs that change at the same time,
+	// and gives each row its version.
 	writer *schema.GroupInsert
 }
 
@@ -32,9 +32,6 @@ func newJobStore(db *schema.DB) *jobStore {
 		jobStatesWritten.Add(float64(rows))
 	})}
 }
-
-// version returns the version of a job row written now: the last write wins.
-func (s *jobStore) version() uint64 { return s.rowVer.Next() }
 
 // put writes the job's current state and returns once it is stored (within the store's
 // write bound).
@@ -61,7 +58,7 @@ func (s *jobStore) putWithin(ctx context.Context, within time.Duration, j Job) e
 		code, msg = j.Error.Code, j.Error.Message
 	}
 	return s.writer.Write(ctx, within, j.TenantID, j.ID, j.Archive, j.State, stamp(j.StateTS), stamp(j.SubmittedTS), states, stamps,
-		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files), s.version())
+		uint64(j.Overview.Total), uint64(j.Overview.OK), uint64(j.Overview.KO), code, msg, string(files))
 }
 
 // get returns a job of the tenant with its file reports, or ErrJobNotFound.

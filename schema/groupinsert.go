@@ -14,9 +14,14 @@ import (
 // in one insert. A caller still returns only once its row is stored: nothing is reported that
 // is not durable. A write that finds no insert running starts one at once (no added wait); the
 // writes that arrive meanwhile go in the next one.
+//
+// The table is a ReplacingMergeTree(version) whose rows are written whole: the insert's last
+// column is the row version, which Write gives each row when it is written, so that the later
+// of two writes of a row wins.
 type GroupInsert struct {
-	db     *DB
-	insert string
+	db       *DB
+	insert   string
+	versions RowVersions
 	// sent, when set, hears each insert that succeeded and how many rows it carried.
 	sent func(rows int)
 
@@ -35,13 +40,14 @@ type pendingRow struct {
 	abandoned atomic.Bool
 }
 
-// NewGroupInsert writes rows with insert ("INSERT INTO t (columns)"); sent, when not nil,
-// hears each insert sent and its number of rows.
+// NewGroupInsert writes rows with insert ("INSERT INTO t (columns, version)"); sent, when not
+// nil, hears each insert sent and its number of rows.
 func NewGroupInsert(db *DB, insert string, sent func(rows int)) *GroupInsert {
 	return &GroupInsert{db: db, insert: insert, sent: sent}
 }
 
-// Write stores row (values in the insert's column order) and returns once it is stored, or
+// Write stores row (values in the insert's column order, the version left out: Write appends
+// a fresh one) and returns once it is stored, or
 // when ctx ends or the insert fails. within bounds the caller's wait, the time spent behind an
 // insert already under way included, and the insert that carries the row (0: the store's
 // write bound); past it the error is context.DeadlineExceeded (the store does not answer).
@@ -49,7 +55,7 @@ func (g *GroupInsert) Write(ctx context.Context, within time.Duration, row ...an
 	if within <= 0 {
 		within = g.db.Timeouts.orDefaults().Write
 	}
-	p := &pendingRow{ctx: ctx, within: within, row: row, done: make(chan error, 1)}
+	p := &pendingRow{ctx: ctx, within: within, row: append(row, g.versions.Next()), done: make(chan error, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, p)
 	if !g.flushing {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"energy/schema"
 	"energy/schema/tables"
@@ -13,9 +12,9 @@ import (
 // jobStore reads and writes the advice_jobs table (schema/migrations/0013_advice_jobs.sql).
 // Each write is the whole job with a higher version; reads take the latest with FINAL.
 type jobStore struct {
-	db     *schema.DB
-	rowVer schema.RowVersions
-	// writer shares inserts between the status changes of jobs that change at the same time.
+	db *schema.DB
+	// writer shares inserts between the status changes of jobs that change at the same time,
+	// and gives each row its version.
 	writer *schema.GroupInsert
 }
 
@@ -37,7 +36,7 @@ func (s *jobStore) put(ctx context.Context, j Job) error {
 			return err
 		}
 	}
-	return s.writer.Write(ctx, 0, j.TenantID, j.ID, j.Status, j.CreatedTS.UTC(), j.UpdatedTS.UTC(), string(inputs), string(results), j.Error, s.rowVer.Next())
+	return s.writer.Write(ctx, 0, j.TenantID, j.ID, j.Status, j.CreatedTS.UTC(), j.UpdatedTS.UTC(), string(inputs), string(results), j.Error)
 }
 
 // get returns a job of the tenant, or ErrJobNotFound.
@@ -60,12 +59,11 @@ func scanAdviceJob(r schema.RowScanner) (Job, error) {
 	var (
 		j               Job
 		inputs, results string
-		created, update time.Time
 	)
-	if err := r.Scan(&j.TenantID, &j.ID, &j.Status, &created, &update, &inputs, &results, &j.Error); err != nil {
+	if err := r.Scan(&j.TenantID, &j.ID, &j.Status, &j.CreatedTS, &j.UpdatedTS, &inputs, &results, &j.Error); err != nil {
 		return Job{}, err
 	}
-	j.CreatedTS, j.UpdatedTS = created.UTC(), update.UTC()
+	j.CreatedTS, j.UpdatedTS = j.CreatedTS.UTC(), j.UpdatedTS.UTC()
 	if err := json.Unmarshal([]byte(inputs), &j.Inputs); err != nil {
 		return Job{}, fmt.Errorf("advice job %s: stored inputs: %w", j.ID, err)
 	}
