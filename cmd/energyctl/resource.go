@@ -14,17 +14,31 @@ import (
 // resourceKind is one registry resource (site, tariff, station) as energyctl's put and get
 // commands handle it: stored through the registry, read back, printed as the API's JSON.
 type resourceKind[T any] struct {
-	name  string // command word: site, tariff, station
-	title string // in messages: site, tariff, weather station
-	put   func(*registry.Store, context.Context, T) error
-	get   func(*registry.Store, context.Context, string, string) (T, error)
+	name    string // command word: site, tariff, station
+	title   string // in messages: site, tariff, weather station
+	idField string // the body's id member: siteId, tariffId, stationId
+	put     func(*registry.Store, context.Context, T) error
+	get     func(*registry.Store, context.Context, string, string) (T, error)
+	ids     func(*T) (id, tenant *string) // the resource's id and tenant fields
 }
 
 var (
-	sites    = resourceKind[registry.Site]{"site", "site", (*registry.Store).PutSite, (*registry.Store).SiteWithContact}
-	tariffs  = resourceKind[registry.Tariff]{"tariff", "tariff", (*registry.Store).PutTariff, (*registry.Store).Tariff}
-	stations = resourceKind[registry.Station]{"station", "weather station", (*registry.Store).PutStation, (*registry.Store).Station}
+	sites = resourceKind[registry.Site]{"site", "site", "siteId", (*registry.Store).PutSite, (*registry.Store).SiteWithContact,
+		func(s *registry.Site) (*string, *string) { return &s.SiteID, &s.TenantID }}
+	tariffs = resourceKind[registry.Tariff]{"tariff", "tariff", "tariffId", (*registry.Store).PutTariff, (*registry.Store).Tariff,
+		func(t *registry.Tariff) (*string, *string) { return &t.TariffID, &t.TenantID }}
+	stations = resourceKind[registry.Station]{"station", "weather station", "stationId", (*registry.Store).PutStation, (*registry.Store).Station,
+		func(s *registry.Station) (*string, *string) { return &s.StationID, &s.TenantID }}
 )
+
+func init() {
+	sites.register("create or replace a site (--file JSON as the API's body, or flags)",
+		"print a site as JSON", sitePut)
+	tariffs.register("create or replace a tariff from a JSON file (the API's body)",
+		"print a tariff as JSON", tariffPut)
+	stations.register("create or replace a weather station (--name, --lat, --lon, or --file JSON)",
+		"print a weather station as JSON", stationPut)
+}
 
 // register adds the commands "<name> put", run by put, and "<name> get".
 func (k resourceKind[T]) register(putSummary, getSummary string, put func(ctx context.Context, args []string, stdout io.Writer) error) {
@@ -38,9 +52,14 @@ func (k resourceKind[T]) register(putSummary, getSummary string, put func(ctx co
 	}
 }
 
-// save stores v (whose id and tenant are set), then prints the stored resource; a rejected
-// value names its field.
+// save stores v under id in the command's tenant, then prints the stored resource; an id in
+// the body that differs from id, or a rejected value, names its field.
 func (k resourceKind[T]) save(ctx context.Context, c *tenantCommand, id string, v T, stdout io.Writer) error {
+	bodyID, tenant := k.ids(&v)
+	if *bodyID != "" && *bodyID != id {
+		return fmt.Errorf("%s %s rejected: field %s: %q differs from the id %q", k.name, id, k.idField, *bodyID, id)
+	}
+	*bodyID, *tenant = id, *c.tenant
 	return c.print(ctx, stdout, func(db *schema.DB) (any, error) {
 		reg := registry.New(db)
 		if err := k.put(reg, ctx, v); err != nil {

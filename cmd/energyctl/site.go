@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 
 	"energy/schema/registry"
@@ -11,11 +10,6 @@ import (
 
 // energyctl site put|get: the admin resource PUT/GET /v2/sites/{siteId}, through the store.
 // The file holds the same JSON body as the API.
-
-func init() {
-	sites.register("create or replace a site (--file JSON as the API's body, or flags)",
-		"print a site as JSON", sitePut)
-}
 
 func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	c := newTenantCommand("site put")
@@ -37,29 +31,8 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *file != "" {
-		flags := s
-		if err := readResource(*file, &s); err != nil {
-			return fmt.Errorf("%s: %w", *file, err)
-		}
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "customer-id":
-				s.SiteCustomerID = flags.SiteCustomerID
-			case "person-id":
-				s.PersonCustomerID = flags.PersonCustomerID
-			case "timezone":
-				s.Timezone = flags.Timezone
-			case "station":
-				s.WeatherStationID = flags.WeatherStationID
-			case "tariff":
-				s.TariffID = flags.TariffID
-			case "gas-tariff":
-				s.GasTariffID = flags.GasTariffID
-			case "heating":
-				s.HeatingFluid = flags.HeatingFluid
-			}
-		})
+	if err := c.readOver(*file, &s); err != nil {
+		return err
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "email" || f.Name == "phone" {
@@ -73,9 +46,5 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 		}
 	})
-	if s.SiteID != "" && s.SiteID != id {
-		return fmt.Errorf("site %s rejected: field siteId: %q differs from the id %q", id, s.SiteID, id)
-	}
-	s.SiteID, s.TenantID = id, *c.tenant
 	return sites.save(ctx, c, id, s, stdout)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"energy/schema/registry"
@@ -11,11 +10,6 @@ import (
 
 // energyctl tariff put|get: the admin resource PUT/GET /v2/tariffs/{tariffId}, through the
 // store. The file holds the same JSON body as the API.
-
-func init() {
-	tariffs.register("create or replace a tariff from a JSON file (the API's body)",
-		"print a tariff as JSON", tariffPut)
-}
 
 func tariffPut(ctx context.Context, args []string, stdout io.Writer) error {
 	c := newTenantCommand("tariff put")
@@ -37,12 +31,8 @@ The file is the API's body, for example:
 		return errors.New("--file is required (the tariff's JSON; see energyctl tariff put -h)")
 	}
 	var t registry.Tariff
-	if err := readResource(*file, &t); err != nil {
-		return fmt.Errorf("%s: %w", *file, err)
+	if err := c.readOver(*file, &t); err != nil {
+		return err
 	}
-	if t.TariffID != "" && t.TariffID != id {
-		return fmt.Errorf("tariff %s rejected: field tariffId: %q differs from the id %q", id, t.TariffID, id)
-	}
-	t.TariffID, t.TenantID = id, *c.tenant
 	return tariffs.save(ctx, c, id, t, stdout)
 }

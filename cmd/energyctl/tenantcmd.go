@@ -54,6 +54,26 @@ func (c *tenantCommand) parse(args []string) error {
 	return needTenant(*c.tenant)
 }
 
+// readOver reads the resource file (when one is named) into v, whose fields the command's
+// flags are bound to, then sets again the flags given on the command line: they win over
+// the file's fields.
+func (c *tenantCommand) readOver(file string, v any) error {
+	if file == "" {
+		return nil
+	}
+	given := map[string]string{}
+	c.fs.Visit(func(f *flag.Flag) { given[f.Name] = f.Value.String() })
+	if err := readResource(file, v); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	for name, value := range given {
+		if err := c.fs.Set(name, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // withStore opens the store, runs work on it and closes it.
 func (c *tenantCommand) withStore(ctx context.Context, work func(db *schema.DB) error) error {
 	db, err := c.store.open(ctx)
