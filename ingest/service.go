@@ -113,18 +113,10 @@ func New(cfg Config) (*Service, error) {
 	if cfg.SpoolDir == "" {
 		return nil, errors.New("ingest: SpoolDir is required")
 	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = DefaultWorkers
-	}
-	if cfg.Deadline <= 0 {
-		cfg.Deadline = DefaultDeadline
-	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
-	if cfg.RetryDelay <= 0 {
-		cfg.RetryDelay = DefaultRetryDelay
-	}
+	cfg.Workers = schema.OrDefault(cfg.Workers, DefaultWorkers)
+	cfg.Deadline = schema.OrDefault(cfg.Deadline, DefaultDeadline)
+	cfg.PollInterval = schema.OrDefault(cfg.PollInterval, DefaultPollInterval)
+	cfg.RetryDelay = schema.OrDefault(cfg.RetryDelay, DefaultRetryDelay)
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -139,9 +131,7 @@ func New(cfg Config) (*Service, error) {
 		quit: make(chan struct{}), runCtx: runCtx, cancelRun: cancel,
 	}
 	if cfg.Shared {
-		if cfg.Lease <= 0 {
-			cfg.Lease = DefaultLease
-		}
+		cfg.Lease = schema.OrDefault(cfg.Lease, DefaultLease)
 		if cfg.Lease > MaxLease {
 			return nil, fmt.Errorf("ingest: a job lease of %s is longer than %s", cfg.Lease, MaxLease)
 		}

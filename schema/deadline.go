@@ -20,15 +20,9 @@ type Timeouts struct {
 var DefaultTimeouts = Timeouts{Read: 10 * time.Second, Write: time.Minute, Migrate: 5 * time.Minute}
 
 func (t Timeouts) orDefaults() Timeouts {
-	if t.Read <= 0 {
-		t.Read = DefaultTimeouts.Read
-	}
-	if t.Write <= 0 {
-		t.Write = DefaultTimeouts.Write
-	}
-	if t.Migrate <= 0 {
-		t.Migrate = DefaultTimeouts.Migrate
-	}
+	t.Read = OrDefault(t.Read, DefaultTimeouts.Read)
+	t.Write = OrDefault(t.Write, DefaultTimeouts.Write)
+	t.Migrate = OrDefault(t.Migrate, DefaultTimeouts.Migrate)
 	return t
 }
 

@@ -32,21 +32,11 @@ type Supervision struct {
 }
 
 func (c Supervision) orDefaults() Supervision {
-	if c.CheckEvery <= 0 {
-		c.CheckEvery = time.Second
-	}
-	if c.StallLimit <= 0 {
-		c.StallLimit = 30 * time.Second
-	}
-	if c.MinBackoff <= 0 {
-		c.MinBackoff = 250 * time.Millisecond
-	}
-	if c.MaxBackoff <= 0 {
-		c.MaxBackoff = 30 * time.Second
-	}
-	if c.FailedAfter <= 0 {
-		c.FailedAfter = 5
-	}
+	c.CheckEvery = OrDefault(c.CheckEvery, time.Second)
+	c.StallLimit = OrDefault(c.StallLimit, 30*time.Second)
+	c.MinBackoff = OrDefault(c.MinBackoff, 250*time.Millisecond)
+	c.MaxBackoff = OrDefault(c.MaxBackoff, 30*time.Second)
+	c.FailedAfter = OrDefault(c.FailedAfter, 5)
 	return c
 }
 

@@ -44,12 +44,8 @@ type Service struct {
 
 // NewService returns a service on db; Start runs its workers.
 func NewService(db *schema.DB, cfg Config) *Service {
-	if cfg.Workers <= 0 {
-		cfg.Workers = 2
-	}
-	if cfg.RetryDelay <= 0 {
-		cfg.RetryDelay = 2 * time.Second
-	}
+	cfg.Workers = schema.OrDefault(cfg.Workers, 2)
+	cfg.RetryDelay = schema.OrDefault(cfg.RetryDelay, 2*time.Second)
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"energy/schema"
 	"energy/schema/registry"
 )
 
@@ -69,18 +70,10 @@ type Sender struct {
 
 // NewSender checks the configuration; Start runs it.
 func NewSender(outbox *Outbox, contacts *registry.Store, cfg SenderConfig) (*Sender, error) {
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.Backoff <= 0 {
-		cfg.Backoff = DefaultBackoff
-	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
-	if cfg.ClaimLease <= 0 {
-		cfg.ClaimLease = DefaultClaimLease
-	}
+	cfg.MaxAttempts = schema.OrDefault(cfg.MaxAttempts, DefaultMaxAttempts)
+	cfg.Backoff = schema.OrDefault(cfg.Backoff, DefaultBackoff)
+	cfg.PollInterval = schema.OrDefault(cfg.PollInterval, DefaultPollInterval)
+	cfg.ClaimLease = schema.OrDefault(cfg.ClaimLease, DefaultClaimLease)
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
