@@ -41,14 +41,8 @@ type getObservationsInput struct {
 	WeatherRange
 }
 
-// observationsHandler serves the observations of a weather station (scope admin).
-type observationsHandler struct {
-	reg   *registry.Store
-	store *weather.Store
-}
-
-func registerObservations(api huma.API, reg *registry.Store) {
-	h := &observationsHandler{reg: reg, store: weather.NewStore(reg.DB())}
+// registerObservations registers the operations on what a weather station holds (scope admin).
+func registerObservations(api huma.API, h *weatherHandler) {
 	huma.Register(api, huma.Operation{
 		OperationID: "put-weather-observations", Method: http.MethodPut, Path: "/v1/weather-stations/{stationId}/observations", Tags: []string{"Admin"},
 		Summary: "Store observations and forecasts of a station",
@@ -56,16 +50,16 @@ func registerObservations(api huma.API, reg *registry.Store) {
 			"other dates are never deleted. At most 100,000 items per request. Items are validated one by one; the first bad item is " +
 			"named by its index and field in the 400 and nothing is stored. The station must exist (404 NOT_FOUND otherwise).",
 		Security: requireScopes(registry.ScopeAdmin), MaxBodyBytes: 16 << 20,
-	}, h.put)
+	}, h.putObservations)
 	huma.Register(api, huma.Operation{
 		OperationID: "get-weather-observations", Method: http.MethodGet, Path: "/v1/weather-stations/{stationId}/observations", Tags: []string{"Admin"},
 		Summary:     "Read what a station holds",
 		Description: "The station's values with date in [beginDate, endDate), oldest first, dates in UTC.",
 		Security:    requireScopes(registry.ScopeAdmin),
-	}, h.get)
+	}, h.getObservations)
 }
 
-func (h *observationsHandler) put(ctx context.Context, in *putObservationsInput) (*observationsStoredOutput, error) {
+func (h *weatherHandler) putObservations(ctx context.Context, in *putObservationsInput) (*observationsStoredOutput, error) {
 	if err := pathID("stationId", in.StationID, ""); err != nil {
 		return nil, err
 	}
@@ -92,7 +86,7 @@ func (h *observationsHandler) put(ctx context.Context, in *putObservationsInput)
 	return &observationsStoredOutput{Body: ObservationsStored{StationID: in.StationID, Stored: len(obs)}}, nil
 }
 
-func (h *observationsHandler) get(ctx context.Context, in *getObservationsInput) (*weatherOutput, error) {
+func (h *weatherHandler) getObservations(ctx context.Context, in *getObservationsInput) (*weatherOutput, error) {
 	begin, end, err := in.parse()
 	if err != nil {
 		return nil, err

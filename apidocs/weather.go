@@ -63,24 +63,27 @@ type siteWeatherInput struct {
 	WeatherRange
 }
 
-// siteWeatherHandler serves the weather of a site's station (scope read).
-type siteWeatherHandler struct {
+// weatherHandler serves the weather of a site's station (scope read) and, in observations.go,
+// what a weather station holds (scope admin).
+type weatherHandler struct {
 	reg   *registry.Store
 	store *weather.Store
 }
 
-func registerSiteWeather(api huma.API, reg *registry.Store) {
-	h := &siteWeatherHandler{reg: reg, store: weather.NewStore(reg.DB())}
+// registerWeather registers the site weather operation and the station observations ones.
+func registerWeather(api huma.API, reg *registry.Store) {
+	h := &weatherHandler{reg: reg, store: weather.NewStore(reg.DB())}
+	registerObservations(api, h)
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-weathers", Method: http.MethodGet, Path: "/v1/sites/{site-id}/weathers", Tags: []string{"Weather"},
 		Summary: "Weather of the site's station",
 		Description: "Values (measures and forecasts share one series; the latest received value of a date wins) of the site's weather station " +
 			"with date in [beginDate, endDate), oldest first, dates rendered with the site's UTC offset. A site without a weather station gets [].",
 		Security: requireScopes(registry.ScopeRead),
-	}, h.get)
+	}, h.siteWeather)
 }
 
-func (h *siteWeatherHandler) get(ctx context.Context, in *siteWeatherInput) (*weatherOutput, error) {
+func (h *weatherHandler) siteWeather(ctx context.Context, in *siteWeatherInput) (*weatherOutput, error) {
 	begin, end, err := in.parse()
 	if err != nil {
 		return nil, err
