@@ -117,26 +117,19 @@ type load struct {
 
 func (ld *load) run(ctx context.Context, submitters, readers int, pause time.Duration) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	for range submitters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				ld.submitOne(ctx)
-				sleep(ctx, pause)
-			}
-		}()
+	// repeat starts n clients, each doing one request after another until ctx ends.
+	repeat := func(n int, one func(context.Context)) {
+		for range n {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					one(ctx)
+					sleep(ctx, pause)
+				}
+			})
+		}
 	}
-	for range readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				ld.readOne(ctx)
-				sleep(ctx, pause)
-			}
-		}()
-	}
+	repeat(submitters, ld.submitOne)
+	repeat(readers, ld.readOne)
 	return &wg
 }
 

@@ -151,16 +151,11 @@ func smartIndexArchive() (benchArchive, error) {
 				hp += 5000 + r.Int64N(9000)
 			}
 		}
-		b, err := json.Marshal(map[string]any{"smartElecIndexes": recs})
-		if err != nil {
+		if err := a.addFile(files, f, "smartElecIndexes", recs, len(recs)); err != nil {
 			return a, err
 		}
-		files[f] = b
-		a.Operations += len(recs)
 	}
-	a.RowsJSON, a.Rows = rows.buf, rows.rows
-	var err error
-	a.Data, err = tarGz("smart-indexes", files)
+	err := a.finish(rows, "smart-indexes", files)
 	return a, err
 }
 
@@ -212,16 +207,31 @@ func loadCurveArchive() (benchArchive, error) {
 					GenerationTS: ds[d].gen, Step: "PT30M", Values: points})
 			}
 		}
-		b, err := json.Marshal(map[string]any{"loadCurves": recs})
-		if err != nil {
+		if err := a.addFile(files, f, "loadCurves", recs, len(recs)); err != nil {
 			return a, err
 		}
-		files[f] = b
-		a.Operations += len(recs)
 	}
-	a.RowsJSON, a.Rows = rows.buf, rows.rows
-	a.Data, err = tarGz("load-curves", files)
+	err = a.finish(rows, "load-curves", files)
 	return a, err
+}
+
+// addFile encodes archive member f: the records (n operations) under the array key.
+func (a *benchArchive) addFile(files [][]byte, f int, key string, records any, n int) error {
+	b, err := json.Marshal(map[string]any{key: records})
+	if err != nil {
+		return err
+	}
+	files[f] = b
+	a.Operations += n
+	return nil
+}
+
+// finish keeps the rows clickhouse-client loads and packs the files as the archive name.tar.gz.
+func (a *benchArchive) finish(rows rowWriter, name string, files [][]byte) error {
+	a.RowsJSON, a.Rows = rows.buf, rows.rows
+	var err error
+	a.Data, err = tarGz(name, files)
+	return err
 }
 
 func bell(h, c, s float64) float64 {
