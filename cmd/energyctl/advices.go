@@ -42,10 +42,7 @@ func runAdvices(ctx context.Context, args []string) error {
 	fs.StringVar(&api, "api", api, "base URL of the energyd recommendation API (env ENERGY_ADVICE_API_URL)")
 	token := fs.String("token", os.Getenv("ENERGY_TOKEN"), "bearer token with the advices scope (env ENERGY_TOKEN)")
 	asJSON := fs.Bool("json", false, "print the finished job as JSON instead of tables")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl advices [--api URL] [--token T] [--json] FILE.json\n\nFILE.json (- for standard input) is the job's body: a JSON array of 1 to 100 elements\n{\"input\": {\"HOUSING_LAST_YEAR_GAS_HEATING_CONSUMPTION\": 12000, ...}}. Waits for the job and\nprints, per element, the advices given with their savings and the advices ignored with why.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: energyctl advices [--api URL] [--token T] [--json] FILE.json\n\nFILE.json (- for standard input) is the job's body: a JSON array of 1 to 100 elements\n{\"input\": {\"HOUSING_LAST_YEAR_GAS_HEATING_CONSUMPTION\": 12000, ...}}. Waits for the job and\nprints, per element, the advices given with their savings and the advices ignored with why.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -60,10 +60,7 @@ func runDemo(ctx context.Context, args []string) error {
 	fs.StringVar(&o.tariff, "tariff", "demo-hphc", "tariff id of the demo sites (an HPHC contract)")
 	fs.StringVar(&o.out, "out", "", "write the archives into this directory instead of submitting them (nothing else is done)")
 	fs.BoolVar(&o.noWeather, "no-weather", false, "do not load the station's demo weather")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl demo [--tenant T] [--api URL] [--token T] [--sites N] [--year Y] [--out DIR] [flags]")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: energyctl demo [--tenant T] [--api URL] [--token T] [--sites N] [--year Y] [--out DIR] [flags]")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

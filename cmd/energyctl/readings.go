@@ -22,12 +22,9 @@ func readingsRebuild(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("readings rebuild", flag.ContinueOnError)
 	var store storeFlags
 	store.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "energyctl readings rebuild [flags]: copy every raw index reading and load-curve point (elec_indexes,\n"+
-			"gas_indexes, load_curve_points) into elec_indexes_by_site, gas_indexes_by_site and load_curve_points_by_site,\n"+
-			"the tables per-site reads use; rows already there are identical and counted once.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "energyctl readings rebuild [flags]: copy every raw index reading and load-curve point (elec_indexes,\n"+
+		"gas_indexes, load_curve_points) into elec_indexes_by_site, gas_indexes_by_site and load_curve_points_by_site,\n"+
+		"the tables per-site reads use; rows already there are identical and counted once.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -37,10 +37,7 @@ func runSubmit(ctx context.Context, args []string) error {
 	var af apiFlags
 	af.register(fs)
 	noWait := fs.Bool("no-wait", false, "print the job links and exit without waiting for the jobs")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl submit [--api URL] [--token T] [--no-wait] FILE...\n\nSubmits each .tar.gz archive (plain or OpenPGP-encrypted) and, unless --no-wait, waits for\nits job and prints the report. Exits non-zero if a submission fails or a job ends ERROR or TIMEOUT.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: energyctl submit [--api URL] [--token T] [--no-wait] FILE...\n\nSubmits each .tar.gz archive (plain or OpenPGP-encrypted) and, unless --no-wait, waits for\nits job and prints the report. Exits non-zero if a submission fails or a job ends ERROR or TIMEOUT.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

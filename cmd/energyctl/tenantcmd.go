@@ -26,10 +26,13 @@ func newTenantCommand(name string) *tenantCommand {
 }
 
 // usage sets the text printed above the flags by -h and on a flag error.
-func (c *tenantCommand) usage(text string) {
-	c.fs.Usage = func() {
-		fmt.Fprintln(c.fs.Output(), text)
-		c.fs.PrintDefaults()
+func (c *tenantCommand) usage(text string) { setUsage(c.fs, text) }
+
+// setUsage sets the text fs prints above its flags on -h and on a flag error.
+func setUsage(fs *flag.FlagSet, text string) {
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), text)
+		fs.PrintDefaults()
 	}
 }
 

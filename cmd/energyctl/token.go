@@ -155,10 +155,7 @@ func tokenRevoke(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("token revoke", flag.ContinueOnError)
 	var store storeFlags
 	store.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: energyctl token revoke ID   (the id is the part after etk_ in the secret, or from token list)")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: energyctl token revoke ID   (the id is the part after etk_ in the secret, or from token list)")
 	id, err := parseCommand(fs, args, "token id (see energyctl token list)")
 	if err != nil {
 		return err

@@ -38,8 +38,7 @@ func runWeatherImport(ctx context.Context, args []string) error {
 	tenant := tenantFlag(fs)
 	station := fs.String("station", "", "weather station id; the station must exist (required)")
 	format := fs.String("format", "", "csv or json; default: from the file name, else from the content")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: energyctl weather import --tenant T --station ID [--format csv|json] FILE
+	setUsage(fs, `usage: energyctl weather import --tenant T --station ID [--format csv|json] FILE
 
 FILE ("-" for standard input) is either
   CSV with a header line naming the columns date,temperature,wind,cloudiness[,picto] (any order), or
@@ -51,8 +50,6 @@ The whole file is validated before anything is stored: a bad value is reported w
 and nothing is imported. For one date, the value imported last wins; other dates are kept.
 
 flags:`)
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
