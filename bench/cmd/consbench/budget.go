@@ -18,6 +18,7 @@ import (
 	"energy/query/weather"
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/tables"
 )
 
 // The budget benchmark (--budget, make bench-budget) measures the budget matrix of one
@@ -138,7 +139,7 @@ func putBudgetSite(ctx context.Context, db *schema.DB, reg *registry.Store, year
 	}
 	// Merged like the readings after their load: each run writes the weather again, and the
 	// parts of earlier runs would otherwise weigh on the station's reads.
-	if err := db.Conn.Exec(ctx, "OPTIMIZE TABLE weather_observations FINAL"); err != nil {
+	if err := db.Conn.Exec(ctx, "OPTIMIZE TABLE "+tables.WeatherObservations+" FINAL"); err != nil {
 		return err
 	}
 	site, err := reg.Site(ctx, bench.Tenant, siteID)

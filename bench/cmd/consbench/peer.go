@@ -13,6 +13,7 @@ import (
 	"energy/query/consumption"
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/tables"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/jackc/pgx/v5"
@@ -70,7 +71,8 @@ func runPostgres(ctx context.Context, o options) error {
 		return err
 	}
 	defer closeAll()
-	if err := ds.db.Conn.QueryRow(ctx, "SELECT sumIf(bytes_on_disk, table = 'load_curve_points'), sumIf(bytes_on_disk, table = 'elec_indexes') FROM system.parts WHERE active AND database = currentDatabase()").Scan(&r.chCurve, &r.chIndexes); err != nil {
+	if err := ds.db.Conn.QueryRow(ctx, "SELECT sumIf(bytes_on_disk, table = ?), sumIf(bytes_on_disk, table = ?) FROM system.parts WHERE active AND database = currentDatabase()",
+		tables.LoadCurvePoints, tables.ElecIndexes).Scan(&r.chCurve, &r.chIndexes); err != nil {
 		return err
 	}
 

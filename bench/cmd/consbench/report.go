@@ -13,6 +13,7 @@ import (
 
 	"energy/bench"
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // Targets on a 2-core machine: a computed answer within 50 ms and at most twice the direct SQL,
@@ -79,13 +80,14 @@ func (r *report) readLoadTimes(dir string) {
 }
 
 func (r *report) describeData(ctx context.Context, db *schema.DB) error {
-	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM load_curve_points WHERE tenant_id = ?", bench.Tenant).Scan(&r.points); err != nil {
+	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+tables.LoadCurvePoints+" WHERE tenant_id = ?", bench.Tenant).Scan(&r.points); err != nil {
 		return err
 	}
-	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM elec_indexes WHERE tenant_id = ?", bench.Tenant).Scan(&r.indexes); err != nil {
+	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+tables.ElecIndexes+" WHERE tenant_id = ?", bench.Tenant).Scan(&r.indexes); err != nil {
 		return err
 	}
-	if err := db.Conn.QueryRow(ctx, "SELECT sum(bytes) FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('load_curve_points', 'load_curve_points_by_site', 'elec_indexes', 'elec_indexes_by_site')").Scan(&r.diskBytes); err != nil {
+	if err := db.Conn.QueryRow(ctx, "SELECT sum(bytes) FROM system.parts WHERE active AND database = currentDatabase() AND table IN (?, ?, ?, ?)",
+		tables.LoadCurvePoints, tables.LoadCurvePointsBySite, tables.ElecIndexes, tables.ElecIndexesBySite).Scan(&r.diskBytes); err != nil {
 		return err
 	}
 	return db.Conn.QueryRow(ctx, "SELECT version()").Scan(&r.clickhouseVersion)
