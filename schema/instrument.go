@@ -9,12 +9,16 @@ import (
 	"energy/schema/metric"
 )
 
+// operations label the ClickHouse call series; each has its series from the start, so that a
+// dashboard shows "0 errors" rather than no data on a healthy service.
+var operations = []string{"query", "exec", "insert"}
+
 var (
 	queryDuration = metric.HistogramVec("energy_clickhouse_query_duration_seconds",
 		"Latency of ClickHouse calls by operation (query, exec, insert).",
-		[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}, "op")
+		[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}, "op", operations...)
 	queryErrors = metric.CounterVec("energy_clickhouse_errors_total",
-		"ClickHouse calls that failed, by operation.", "op")
+		"ClickHouse calls that failed, by operation.", "op", operations...)
 )
 
 // instrumentedConn records latency and errors of every call and runs each one under its
@@ -130,12 +134,3 @@ func (b instrumentedBatch) Close() error {
 const watchdogGrace = 2 * time.Second
 
 func (b instrumentedBatch) release() { time.AfterFunc(watchdogGrace, b.cancel) }
-
-// Every operation's series exists from the start at 0, so that a dashboard shows "0 errors"
-// rather than no data on a healthy service.
-func init() {
-	for _, op := range []string{"query", "exec", "insert"} {
-		queryDuration.WithLabelValues(op)
-		queryErrors.WithLabelValues(op)
-	}
-}
