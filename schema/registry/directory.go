@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -51,6 +52,8 @@ type tenantRecords struct {
 	loaded  time.Time
 	sites   map[string]Site
 	tariffs map[string]Tariff
+	// refreshing is set once a background reload of this copy has started: one at a time.
+	refreshing atomic.Bool
 }
 
 func newDirectory(s *Store) *Directory {
@@ -109,21 +112,21 @@ func (d *Directory) current(ctx context.Context, tenantID string) (*tenantRecord
 		case age < directoryRefreshAge:
 			return recs, nil
 		case age < DirectoryMaxAge:
-			go d.reloadInBackground(tenantID, version)
+			if recs.refreshing.CompareAndSwap(false, true) {
+				go d.reloadInBackground(tenantID, version, recs)
+			}
 			return recs, nil
 		}
 	}
 	return d.load(ctx, tenantID, version, recs)
 }
 
-// reloadInBackground loads the tenant's copy again, detached from any request.
-func (d *Directory) reloadInBackground(tenantID string, version uint64) {
+// reloadInBackground replaces the tenant's aging copy stale, detached from any request. A
+// failure leaves the copy to age into a reload on a request's path.
+func (d *Directory) reloadInBackground(tenantID string, version uint64, stale *tenantRecords) {
 	ctx, cancel := context.WithTimeout(context.Background(), directoryReloadTimeout)
 	defer cancel()
-	d.mu.RLock()
-	recs := d.tenants[tenantID]
-	d.mu.RUnlock()
-	_, _ = d.load(ctx, tenantID, version, recs) // a failure leaves the copy to age into a reload on a request's path
+	_, _ = d.load(ctx, tenantID, version, stale)
 }
 
 // load reads the tenant's sites and tariffs as of version, unless a load of the same tenant
