@@ -363,7 +363,7 @@ func insertColumnsOnce(ctx context.Context, db *schema.DB, insert string, column
 }
 
 // settledTables are the tables the benchmarks' reads use, merged before measuring.
-var settledTables = []string{tables.LoadCurvePoints, tables.LoadCurvePointsBySite, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs}
+var settledTables = []string{tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs}
 
 // Optimize merges the readings tables so that every run measures the same, settled storage
 // (queries use FINAL and never depend on merges; merged parts only make them cheaper).
@@ -377,8 +377,8 @@ func Optimize(ctx context.Context, db *schema.DB) error {
 }
 
 // Settle merges the tables of a reused data set that hold more than one part in a partition:
-// a table a migration added and filled since the data set was generated (load_curve_points_by_site
-// in a data set older than it), so that its measures are those of merged storage too. A settled
+// a table a migration added and filled since the data set was generated (elec_indexes_by_site in
+// a data set older than it), so that its measures are those of merged storage too. A settled
 // data set costs one query.
 func Settle(ctx context.Context, db *schema.DB) error {
 	rows, err := db.Conn.Query(ctx, "SELECT DISTINCT table FROM system.parts WHERE active AND database = currentDatabase() AND has(?, table) GROUP BY table, partition HAVING count() > 1", settledTables)

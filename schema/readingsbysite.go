@@ -7,8 +7,8 @@ import (
 	"energy/schema/tables"
 )
 
-// readingsBySite pairs each raw readings table with its copy laid out for per-site reads, and
-// the columns the copy holds.
+// readingsBySite pairs each raw index table with its copy laid out for per-site reads, and the
+// columns they share.
 var readingsBySite = []struct {
 	raw, bySite string
 	columns     string
@@ -17,13 +17,10 @@ var readingsBySite = []struct {
 		tables.Nature, tables.GenerationTS, tables.Dial, tables.Value, tables.JobID)},
 	{tables.GasIndexes, tables.GasIndexesBySite, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.IndexBeforeChange,
 		tables.Nature, tables.GenerationTS, tables.Value, tables.Unit, tables.ConversionUnits, tables.ConversionFactors, tables.JobID)},
-	{tables.LoadCurvePoints, tables.LoadCurvePointsBySite, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.BeginTS, tables.EndTS,
-		tables.GenerationTS, tables.Value, tables.Reliability)}, // the columns the reads use
 }
 
-// RebuildReadingsBySite copies every row of the raw readings tables (elec_indexes, gas_indexes,
-// load_curve_points) into their by-site copies (elec_indexes_by_site, gas_indexes_by_site,
-// load_curve_points_by_site), which the per-site reads use.
+// RebuildReadingsBySite copies every row of the raw index tables (elec_indexes, gas_indexes) into
+// their by-site copies (elec_indexes_by_site, gas_indexes_by_site), which the per-site reads use.
 // Materialized views keep the copies equal on every insert; this restores them after a loss (a
 // table dropped and recreated, rows written around the views). Rows already there are identical
 // to the copied ones: readers count them once and merges collapse them, so it is safe while the

@@ -11,20 +11,19 @@ import (
 
 func init() {
 	commands["readings rebuild"] = command{
-		summary: "rebuild the readings laid out by site (what per-site reads use) from the raw index and load-curve tables",
+		summary: "rebuild the index readings laid out by site (what per-site reads use) from the raw index tables",
 		run:     func(ctx context.Context, args []string) error { return readingsRebuild(ctx, args, os.Stdout) },
 	}
 }
 
-// readingsRebuild copies the raw index readings and load-curve points into their by-site tables again and prints the
+// readingsRebuild copies the raw index readings into their by-site tables again and prints the
 // rows copied per table. Safe while energyd runs and safe to repeat.
 func readingsRebuild(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("readings rebuild", flag.ContinueOnError)
 	var store storeFlags
 	store.register(fs)
-	setUsage(fs, "energyctl readings rebuild [flags]: copy every raw index reading and load-curve point (elec_indexes,\n"+
-		"gas_indexes, load_curve_points) into elec_indexes_by_site, gas_indexes_by_site and load_curve_points_by_site,\n"+
-		"the tables per-site reads use; rows already there are identical and counted once.")
+	setUsage(fs, "energyctl readings rebuild [flags]: copy every raw index reading (elec_indexes, gas_indexes) into\n"+
+		"elec_indexes_by_site and gas_indexes_by_site, the tables per-site reads use; rows already there are identical and counted once.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

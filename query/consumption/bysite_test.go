@@ -267,11 +267,8 @@ func truncate(t *testing.T, db *schema.DB, tables ...string) {
 	}
 }
 
-// indexTables and loadCurveTables are raw readings tables and their by-site copies.
-var (
-	indexTables     = sameRows{raw: []string{"elec_indexes", "gas_indexes"}, bySite: []string{"elec_indexes_by_site", "gas_indexes_by_site"}, least: 5000}
-	loadCurveTables = sameRows{raw: []string{"load_curve_points"}, bySite: []string{"load_curve_points_by_site"}, least: 10000}
-)
+// indexTables are the raw index tables and their by-site copies.
+var indexTables = sameRows{raw: []string{"elec_indexes", "gas_indexes"}, bySite: []string{"elec_indexes_by_site", "gas_indexes_by_site"}, least: 5000}
 
 // sameRows names raw tables, their by-site copies and how many distinct records a test stores
 // in them at least.

@@ -74,7 +74,7 @@ type Engine struct {
 	defaultCarbon float64 // kgCO2e/kWh of electricity when the tariff names none
 	gasCarbon     float64 // kgCO2e/kWh of gas when the gas tariff names none
 	now           func() time.Time
-	rawReadings   bool // read the raw monthly readings tables, not the by-site ones (tests compare both)
+	rawReadings   bool // read the raw monthly index tables, not the by-site ones (tests compare both)
 }
 
 // NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
@@ -265,7 +265,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	switch {
 	case p.loadCurveSteps: // indexes only answer a site without load curve in the period
 		g.Go(func() (err error) {
-			if d.points, err = resolveLoadCurve(gctx, c.db, c.rawReadings, site.TenantID, site.SiteID, from, to); err != nil || len(d.points) > 0 || !p.useIndexes {
+			if d.points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, from, to); err != nil || len(d.points) > 0 || !p.useIndexes {
 				return err
 			}
 			return fetchReadings(gctx)
@@ -274,7 +274,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 		g.Go(func() error { return fetchReadings(gctx) })
 		if p.completion {
 			g.Go(func() (err error) {
-				d.points, err = resolveLoadCurve(gctx, c.db, c.rawReadings, site.TenantID, site.SiteID, from, to)
+				d.points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, from, to)
 				return err
 			})
 		}

@@ -50,7 +50,7 @@ func BenchmarkHoursWindowLoadCurve(b *testing.B) {
 	start := time.Date(2024, 1, 1, 0, 0, 0, 0, parisLoc)
 	b.ReportAllocs()
 	for b.Loop() {
-		points, err := resolveLoadCurve(ctx, db, false, bench.Tenant, bench.SiteID(0), start, start.Add(1200*time.Hour))
+		points, err := resolveLoadCurve(ctx, db, bench.Tenant, bench.SiteID(0), start, start.Add(1200*time.Hour))
 		if err != nil || len(points) != 2400 {
 			b.Fatal(len(points), err)
 		}

@@ -45,18 +45,11 @@ type storedPoint struct {
 }
 
 // resolveLoadCurve returns the winning load-curve points reaching into [from, to), sorted by pod
-// and begin. They are read from load_curve_points_by_site: the same rows as load_curve_points
-// without its monthly partitions, so a window is one narrow range of small granules instead of
-// whole 8,192-row granules of two or three monthly parts. raw reads load_curve_points instead
-// (tests compare both).
-func resolveLoadCurve(ctx context.Context, db *schema.DB, raw bool, tenantID, siteID string, from, to time.Time) ([]loadCurvePoint, error) {
+// and begin.
+func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID string, from, to time.Time) ([]loadCurvePoint, error) {
 	from, to = from.UTC(), to.UTC()
 	site := db.ReadSite(tenantID, siteID)
-	table := tables.LoadCurvePointsBySite
-	if raw {
-		table = tables.LoadCurvePoints
-	}
-	rows, err := site.Conn.Query(ctx, candidatePointsSQL(site.Table(table)), tenantID, siteID, from.Add(-loadCurveLookback), to, from)
+	rows, err := site.Conn.Query(ctx, candidatePointsSQL(site.Table(tables.LoadCurvePoints)), tenantID, siteID, from.Add(-loadCurveLookback), to, from)
 	if err != nil {
 		return nil, fmt.Errorf("resolve load curve: %w", err)
 	}

@@ -43,7 +43,7 @@ func TestResolvePointsMatchesSQL(t *testing.T) {
 
 	ctx := context.Background()
 	from, to := base.Add(3*time.Hour).UTC(), base.Add(30*time.Hour).UTC()
-	got, err := resolveLoadCurve(ctx, f.db, false, fxTenant, fxSite, from, to)
+	got, err := resolveLoadCurve(ctx, f.db, fxTenant, fxSite, from, to)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,6 @@ const (
 	// ElecIndexes and GasIndexes, copied by materialized views on every insert (migration 0024).
 	ElecIndexesBySite = "elec_indexes_by_site"
 	GasIndexesBySite  = "gas_indexes_by_site"
-
-	// The load-curve points laid out for reading one site (no monthly partitions, small
-	// granules): the rows of LoadCurvePoints, copied by a materialized view on every insert
-	// (migration 0025).
-	LoadCurvePointsBySite = "load_curve_points_by_site"
 )
 
 // The registry: tenants and their tokens, sites, contracts, weather stations and settings.

@@ -86,8 +86,8 @@ func (r *report) describeData(ctx context.Context, db *schema.DB) error {
 	if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+tables.ElecIndexes+" WHERE tenant_id = ?", bench.Tenant).Scan(&r.indexes); err != nil {
 		return err
 	}
-	if err := db.Conn.QueryRow(ctx, "SELECT sum(bytes) FROM system.parts WHERE active AND database = currentDatabase() AND table IN (?, ?, ?, ?)",
-		tables.LoadCurvePoints, tables.LoadCurvePointsBySite, tables.ElecIndexes, tables.ElecIndexesBySite).Scan(&r.diskBytes); err != nil {
+	if err := db.Conn.QueryRow(ctx, "SELECT sum(bytes) FROM system.parts WHERE active AND database = currentDatabase() AND table IN (?, ?, ?)",
+		tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite).Scan(&r.diskBytes); err != nil {
 		return err
 	}
 	return db.Conn.QueryRow(ctx, "SELECT version()").Scan(&r.clickhouseVersion)
