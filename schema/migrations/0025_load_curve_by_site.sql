@@ -12,9 +12,12 @@
 -- 0.83 s with a full copy, 0.67 s with this one.
 --
 -- Kept up to date by a materialized view: every insert into load_curve_points writes the same
--- rows here in the same INSERT (ingest, replays of a job, direct loads alike). Rebuilt from the
--- raw table by `energyctl readings rebuild`; the last statement fills it once from what the raw
--- table already holds (re-running it only adds identical rows, which the reader counts once).
+-- rows here in the same INSERT (ingest, replays of a job, direct loads alike).
+--
+-- Migration 0026 drops this copy (its cost in disk and ingest, measured, is there). The
+-- statement that filled it from the rows already stored was taken out before any release: on a
+-- store of 10,000 sites (176 M points) it outlasted the migration deadline, so a store could not
+-- have reached 0026.
 CREATE TABLE IF NOT EXISTS {{table "load_curve_points_by_site"}} {{onCluster}} (
     tenant_id          String,
     site_id            String,
@@ -34,9 +37,5 @@ SETTINGS index_granularity = 1024;
 -- block of the same INSERT.
 CREATE MATERIALIZED VIEW IF NOT EXISTS {{sharded "load_curve_points_by_site_writer"}} {{onCluster}}
 TO {{sharded "load_curve_points_by_site"}} AS
-SELECT tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability
-FROM {{sharded "load_curve_points"}};
-
-INSERT INTO {{sharded "load_curve_points_by_site"}} (tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability)
 SELECT tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability
 FROM {{sharded "load_curve_points"}};
