@@ -66,7 +66,7 @@ var serverDescription = map[string]string{
 // newAPI builds a chi router with the shared middleware and a Huma API on it.
 func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.API) {
 	router := chi.NewRouter()
-	router.Use(withRequestID, measure(listener, cfg.Logger), recoverPanics)
+	router.Use(withRequestID, measure(listener, cfg.Logger), recoverPanics, compressAnswers)
 	hc := huma.DefaultConfig(title, APIVersion)
 	hc.Info.Description = description + "\n" + apiOverview
 	hc.CreateHooks = nil // no $schema member in bodies

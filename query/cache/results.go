@@ -42,7 +42,7 @@ type Metrics struct {
 type Results struct {
 	versions *registry.DataVersions
 	metrics  Metrics
-	lru      *lru.Cache[string, []byte] // nil: caching disabled
+	lru      *lru.Cache[string, *entry] // nil: caching disabled
 	maxBytes int64
 	bytes    atomic.Int64
 	flight   singleflight.Group
@@ -63,8 +63,8 @@ func NewResults(versions *registry.DataVersions, maxEntries int, maxBytes int64,
 	return c
 }
 
-func (c *Results) evicted(key string, body []byte) {
-	n := entrySize(key, body)
+func (c *Results) evicted(key string, e *entry) {
+	n := int64(len(key)+entryOverhead) + e.leave()
 	c.bytes.Add(-n)
 	c.evictions.Add(1)
 	c.metrics.Evictions.Inc()
@@ -72,21 +72,20 @@ func (c *Results) evicted(key string, body []byte) {
 	c.metrics.Bytes.Sub(float64(n))
 }
 
-func entrySize(key string, body []byte) int64 { return int64(len(key) + cap(body) + entryOverhead) }
-
 // Get returns the answer to request (a normalised text that, with tenant and site, determines
 // the answer as long as the site's data does not change) and whether it came from the cache.
 // On a miss compute makes the encoded answer, which is stored under the data version read
 // before computing (an ingest during the computation makes the next request miss again).
 // Errors of compute are returned as they are and never cached. Concurrent misses of one key
-// compute once.
+// compute once. A GzipSlot in ctx receives the stored entry (see WithGzipSlot).
 func (c *Results) Get(ctx context.Context, tenantID, siteID, request string, compute func(context.Context) ([]byte, error)) (body []byte, hit bool, err error) {
 	key := c.key(tenantID, siteID, request)
 	if c.lru != nil {
-		if b, ok := c.lru.Get(key); ok {
+		if e, ok := c.lru.Get(key); ok {
 			c.hits.Add(1)
 			c.metrics.Hits.Inc()
-			return b, true, nil
+			fillGzipSlot(ctx, c, e)
+			return e.body, true, nil
 		}
 	}
 	c.misses.Add(1)
@@ -96,13 +95,14 @@ func (c *Results) Get(ctx context.Context, tenantID, siteID, request string, com
 		if err != nil {
 			return nil, err
 		}
-		c.store(key, b)
-		return b, nil
+		return c.store(key, b), nil
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	return v.([]byte), false, nil
+	e := v.(*entry)
+	fillGzipSlot(ctx, c, e)
+	return e.body, false, nil
 }
 
 // key joins the parts with a byte that none of them holds (ids are [A-Za-z0-9._:-]).
@@ -120,20 +120,36 @@ func (c *Results) key(tenantID, siteID, request string) string {
 	return string(b)
 }
 
-func (c *Results) store(key string, body []byte) {
+// store keeps body under key and returns its entry; one that is not kept (caching disabled,
+// too large) is returned detached.
+func (c *Results) store(key string, body []byte) *entry {
+	e := &entry{body: body}
 	if c.lru == nil {
-		return
+		return e
 	}
-	n := entrySize(key, body)
+	n := int64(len(key) + cap(body) + entryOverhead)
 	if n > c.maxBytes/4 { // one answer never takes over the cache
-		return
+		return e
 	}
-	if found, _ := c.lru.ContainsOrAdd(key, body); found {
-		return
+	e.cached = true
+	if found, _ := c.lru.ContainsOrAdd(key, e); found {
+		e.cached = false
+		return e
 	}
-	c.bytes.Add(n)
+	c.count(n)
 	c.metrics.Entries.Inc()
+	c.trim()
+	return e
+}
+
+// count adds n bytes to what the cache holds.
+func (c *Results) count(n int64) {
+	c.bytes.Add(n)
 	c.metrics.Bytes.Add(float64(n))
+}
+
+// trim evicts the oldest answers while the cache holds more than its bound.
+func (c *Results) trim() {
 	for c.bytes.Load() > c.maxBytes {
 		if _, _, ok := c.lru.RemoveOldest(); !ok {
 			break
