@@ -60,6 +60,13 @@ Routing comes before authentication: an unknown path is 404 and a wrong method 4
 Every response carries ` + "`X-Request-Id`" + `: the request's own when it sent a reasonable one (1 to 128 characters among
 letters, digits and ` + "`._:/+=@-`" + `), otherwise a generated one. Logs carry the same id.
 
+## Compression
+
+A request whose ` + "`Accept-Encoding`" + ` accepts gzip (` + "`gzip`" + ` or ` + "`*`" + ` with a non-zero q-value; ` + "`gzip;q=0`" + ` refuses it)
+gets its 200 answers of 1 KiB or more gzip-encoded, with ` + "`Content-Encoding: gzip`" + ` and ` + "`Vary: Accept-Encoding`" + `
+(a year of daily consumption: 168 KiB of JSON, about 11 KiB compressed). Smaller answers, errors and requests
+without it are sent as they are.
+
 ## Time
 
 Timestamps in responses carry the site's UTC offset (` + "`2024-03-31T00:00:00+01:00`" + `), computed in the site's IANA time
