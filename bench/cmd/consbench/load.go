@@ -19,7 +19,9 @@ type loadResult struct {
 	requests  int
 	elapsed   time.Duration
 	latencies []time.Duration
-	wrk       *wrkResult
+	wrk       *wrkResult // plain answers
+	wrkGzip   *wrkResult // with Accept-Encoding: gzip
+	gzipBytes int        // the answer gzip-encoded
 }
 
 func (l loadResult) perSecond() float64 { return float64(l.requests) / l.elapsed.Seconds() }
@@ -75,14 +77,18 @@ var (
 	wrkErrs = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
 )
 
-// runWrk measures the same request with wrk (2 threads), when installed.
-func runWrk(ctx context.Context, url, token string, conc int, d time.Duration) *wrkResult {
+// runWrk measures the same request with wrk (2 threads), when installed, sending the extra
+// headers ("Name: value").
+func runWrk(ctx context.Context, url, token string, conc int, d time.Duration, headers ...string) *wrkResult {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		return nil
 	}
 	secs := max(1, int(d.Seconds()))
-	out, err := exec.CommandContext(ctx, "wrk", "-t2", "-c"+strconv.Itoa(conc), "-d"+strconv.Itoa(secs)+"s", "--latency",
-		"-H", "Authorization: Bearer "+token, url).CombinedOutput()
+	args := []string{"-t2", "-c" + strconv.Itoa(conc), "-d" + strconv.Itoa(secs) + "s", "--latency", "-H", "Authorization: Bearer " + token}
+	for _, h := range headers {
+		args = append(args, "-H", h)
+	}
+	out, err := exec.CommandContext(ctx, "wrk", append(args, url)...).CombinedOutput()
 	if err != nil {
 		logf("wrk: %v: %s", err, out)
 		return nil

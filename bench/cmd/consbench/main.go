@@ -274,6 +274,10 @@ func run(ctx context.Context, o options) error {
 		lr.scenario = sc
 		if !o.skipWrk {
 			lr.wrk = runWrk(ctx, cachedURL+sc.path, token, o.concurrency, o.loadDuration)
+			if lr.gzipBytes, err = gzipBody(client, cachedURL+sc.path, token); err != nil {
+				return err
+			}
+			lr.wrkGzip = runWrk(ctx, cachedURL+sc.path, token, o.concurrency, o.loadDuration, acceptGzip)
 		}
 		r.loads = append(r.loads, lr)
 	}
@@ -369,6 +373,11 @@ func get(client *http.Client, url, token string) (int, []byte, http.Header, erro
 		return 0, nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
+	return do(client, req)
+}
+
+// do sends req and reads the whole body.
+func do(client *http.Client, req *http.Request) (int, []byte, http.Header, error) {
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, nil, err
