@@ -53,7 +53,7 @@ type peerReport struct {
 	*report
 	pgVersion string
 	pg        pgLoad
-	chCurve   uint64 // bytes on disk of load_curve_points and elec_indexes in ClickHouse
+	chCurve   uint64 // bytes on disk of load_curve_points, and of elec_indexes with its by-site copy, in ClickHouse
 	chIndexes uint64
 	requests  []*peerRequest
 	scans     []*peerScan
@@ -71,8 +71,9 @@ func runPostgres(ctx context.Context, o options) error {
 		return err
 	}
 	defer closeAll()
-	if err := ds.db.Conn.QueryRow(ctx, "SELECT sumIf(bytes_on_disk, table = ?), sumIf(bytes_on_disk, table = ?) FROM system.parts WHERE active AND database = currentDatabase()",
-		tables.LoadCurvePoints, tables.ElecIndexes).Scan(&r.chCurve, &r.chIndexes); err != nil {
+	// The indexes count twice: the raw table and its by-site copy, which the answers read.
+	if err := ds.db.Conn.QueryRow(ctx, "SELECT sumIf(bytes_on_disk, table = ?), sumIf(bytes_on_disk, table IN (?, ?)) FROM system.parts WHERE active AND database = currentDatabase()",
+		tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite).Scan(&r.chCurve, &r.chIndexes); err != nil {
 		return err
 	}
 
