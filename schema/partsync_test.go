@@ -10,10 +10,10 @@ import (
 	"energy/schema"
 )
 
-// The launched server deletes the parts merged away within seconds, not 8 minutes: the part
+// The launched server deletes the parts merged away within a couple of minutes, not 8: the part
 // directories on disk, which a server loads at each start, stay as few as the live parts.
 func TestMergedAwayPartsLeaveTheDiskWithinSeconds(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	srv, err := schema.StartLocal(ctx, t.TempDir())
 	if err != nil {
@@ -38,26 +38,31 @@ func TestMergedAwayPartsLeaveTheDiskWithinSeconds(t *testing.T) {
 		t.Fatal(err)
 	}
 	tableDir := filepath.Join(srv.Dir, "data", "data", "parts", "t")
-	partDirs := func() int {
+	partNames := func() []string {
 		entries, err := os.ReadDir(tableDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
+		var names []string
 		for _, e := range entries {
 			if e.IsDir() && e.Name() != "detached" {
-				n++
+				names = append(names, e.Name())
 			}
 		}
-		return n
+		return names
 	}
+	partDirs := func() int { return len(partNames()) }
 	if n := partDirs(); n <= 1 {
 		t.Fatalf("%d part directories right after %d inserts and a merge, want the merged-away ones still there", n, inserts)
 	}
-	deadline := time.Now().Add(40 * time.Second) // 15 s of lifetime, cleanups every 5 s, a loaded machine
+	// 15 s of lifetime, then the table's next background task deletes them: 18.16 runs it less
+	// and less often while it finds no merge to do (10 s growing by 1.1× per idle run), and each
+	// of the inserts above may have counted as one, so the bound is far from 15 s, and far below
+	// the default lifetime of 8 minutes that this configuration replaces.
+	deadline := time.Now().Add(150 * time.Second)
 	for partDirs() > 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d part directories on disk 40 s after the merge, want 1 (the merged part)", partDirs())
+			t.Fatalf("part directories on disk 150 s after the merge: %v, want 1 (the merged part)", partNames())
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
