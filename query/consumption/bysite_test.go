@@ -185,7 +185,7 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 		insertRandomRecords(t, db, "acme", recs[:half+len(recs)/4], f == 1)
 		insertRandomRecords(t, db, "acme", recs[half:], f == 1)
 	}
-	rawRows := waitForSameRows(t, db, indexTables, 0)
+	rawRows := waitForSameRows(t, db, 0)
 
 	t.Logf("stored, %s", time.Since(began))
 	compare := func(label string) {
@@ -221,14 +221,14 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 	compare("after ingest")
 
 	// Emptied, the by-site tables answer nothing; rebuilt from the raw ones, the same again.
-	truncate(t, db, indexTables.bySite...)
+	truncate(t, db, bySiteIndexTables...)
 	if days, err := DailyEnergy(ctx, db, sites[0], FluidElec, time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil || len(days) != 0 {
 		t.Fatalf("emptied by-site tables: %d days, %v; want none", len(days), err)
 	}
 	if _, err := db.RebuildReadingsBySite(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitForSameRows(t, db, indexTables, rawRows)
+	waitForSameRows(t, db, rawRows)
 	compare("after rebuild")
 }
 
@@ -267,21 +267,16 @@ func truncate(t *testing.T, db *schema.DB, tables ...string) {
 	}
 }
 
-// indexTables are the raw index tables and their by-site copies.
-var indexTables = sameRows{raw: []string{"elec_indexes", "gas_indexes"}, bySite: []string{"elec_indexes_by_site", "gas_indexes_by_site"}, least: 5000}
+// The raw index tables and their by-site copies.
+var (
+	rawIndexTables    = []string{"elec_indexes", "gas_indexes"}
+	bySiteIndexTables = []string{"elec_indexes_by_site", "gas_indexes_by_site"}
+)
 
-// sameRows names raw tables, their by-site copies and how many distinct records a test stores
-// in them at least.
-type sameRows struct {
-	raw, bySite []string
-	least       uint64
-}
+// leastIndexRecords is how many distinct index records the randomized test stores at least.
+const leastIndexRecords = 5000
 
-// waitForSameRows waits until the raw and by-site tables hold the same distinct records (at
-// least tabs.least, and want of them when not 0) and returns their number. Merges collapse
-// identical rows at their own pace in each table, hence FINAL; on a cluster the replica a read
-// reaches may lag the one an insert reached for a moment.
-func waitForSameRows(t *testing.T, db *schema.DB, tabs sameRows, want uint64) uint64 {
+func waitForSameRows(t *testing.T, db *schema.DB, want uint64) uint64 {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(30 * time.Second)
@@ -297,12 +292,12 @@ func waitForSameRows(t *testing.T, db *schema.DB, tabs sameRows, want uint64) ui
 		return total
 	}
 	for {
-		raw, bySite := count(tabs.raw), count(tabs.bySite)
-		if raw >= tabs.least && bySite == raw && (want == 0 || raw == want) {
+		raw, bySite := count(rawIndexTables), count(bySiteIndexTables)
+		if raw >= leastIndexRecords && bySite == raw && (want == 0 || raw == want) {
 			return raw
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%v hold %d distinct records, %v %d: want the same, at least %d (and %d if not 0)", tabs.raw, raw, tabs.bySite, bySite, tabs.least, want)
+			t.Fatalf("%v hold %d distinct records, %v %d: want the same, at least %d (and %d if not 0)", rawIndexTables, raw, bySiteIndexTables, bySite, leastIndexRecords, want)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
