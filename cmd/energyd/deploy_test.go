@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The deploy/ examples cannot run here (no Docker engine), so this test keeps them consistent
@@ -49,6 +50,7 @@ func TestDeployExamplesUseRealSettingsAndMetrics(t *testing.T) {
 
 	dash := deploy["../../deploy/grafana/dashboards/energyd.json"]
 	metric := regexp.MustCompile(`\b(energy_[a-z_]+|go_[a-z_]+|process_[a-z_]+)`)
+	registered := registeredMetrics(t)
 	seen := map[string]bool{}
 	for _, m := range metric.FindAllString(dash, -1) {
 		if seen[m] {
@@ -57,7 +59,7 @@ func TestDeployExamplesUseRealSettingsAndMetrics(t *testing.T) {
 		seen[m] = true
 		if strings.HasPrefix(m, "energy_") {
 			base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m, "_bucket"), "_count"), "_sum")
-			if !strings.Contains(source, `"`+base+`"`) {
+			if !strings.Contains(source, `"`+base+`"`) && !registered[base] {
 				t.Errorf("the dashboard queries %s, which the code does not expose", m)
 			}
 		}
@@ -106,6 +108,22 @@ func TestDeployExamplesUseRealSettingsAndMetrics(t *testing.T) {
 			t.Errorf("remote_servers.xml does not list %s", node)
 		}
 	}
+}
+
+// registeredMetrics are the names of the series in the default registry: this test binary
+// links energyd's packages, which register their series when loaded (a name built from parts,
+// as a result cache's, is found here rather than in the source).
+func registeredMetrics(t *testing.T) map[string]bool {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, f := range families {
+		names[f.GetName()] = true
+	}
+	return names
 }
 
 // goSource concatenates the module's non-test Go files.

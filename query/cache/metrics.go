@@ -5,26 +5,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
-// MetricNames are the names of a result cache's series. Each analysis writes its names out in
-// full where it registers them, so that a search of the code finds every metric the service
-// exposes (the deploy examples' dashboard is checked that way).
-type MetricNames struct {
-	Hits, Misses, Evictions, Entries, Bytes string
-}
-
-// NewMetrics registers the series of one analysis's result cache; answers says what the cache
-// holds, for the help texts ("Consumption answers").
-func NewMetrics(names MetricNames, answers string) Metrics {
+// NewMetrics registers the series of one analysis's result cache, named family + "_hits_total",
+// "_misses_total", "_evictions_total", "_entries" and "_bytes" (family "energy_consumption_cache":
+// energy_consumption_cache_hits_total…); answers says what the cache holds, for the help texts
+// ("Consumption answers").
+func NewMetrics(family, answers string) Metrics {
 	return Metrics{
-		Hits: promauto.NewCounter(prometheus.CounterOpts{Name: names.Hits,
+		Hits: promauto.NewCounter(prometheus.CounterOpts{Name: family + "_hits_total",
 			Help: answers + " served from the result cache."}),
-		Misses: promauto.NewCounter(prometheus.CounterOpts{Name: names.Misses,
+		Misses: promauto.NewCounter(prometheus.CounterOpts{Name: family + "_misses_total",
 			Help: answers + " computed (not in the cache, or what they depend on changed)."}),
-		Evictions: promauto.NewCounter(prometheus.CounterOpts{Name: names.Evictions,
+		Evictions: promauto.NewCounter(prometheus.CounterOpts{Name: family + "_evictions_total",
 			Help: answers + " dropped from the result cache to stay within its entry and byte bounds."}),
-		Entries: promauto.NewGauge(prometheus.GaugeOpts{Name: names.Entries,
+		Entries: promauto.NewGauge(prometheus.GaugeOpts{Name: family + "_entries",
 			Help: answers + " held in the result cache."}),
-		Bytes: promauto.NewGauge(prometheus.GaugeOpts{Name: names.Bytes,
+		Bytes: promauto.NewGauge(prometheus.GaugeOpts{Name: family + "_bytes",
 			Help: "Approximate memory held by the result cache of " + lowerFirst(answers) + " (encoded answers and keys)."}),
 	}
 }

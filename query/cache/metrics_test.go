@@ -9,13 +9,7 @@ import (
 // TestNewMetricsRegistersTheNamedSeries: the five series are exposed under the names given,
 // with help texts saying what the cache holds, and they move when the cache counts.
 func TestNewMetricsRegistersTheNamedSeries(t *testing.T) {
-	m := NewMetrics(MetricNames{
-		Hits:      "energy_test_cache_hits_total",
-		Misses:    "energy_test_cache_misses_total",
-		Evictions: "energy_test_cache_evictions_total",
-		Entries:   "energy_test_cache_entries",
-		Bytes:     "energy_test_cache_bytes",
-	}, "Test answers")
+	m := NewMetrics("energy_test_cache", "Test answers")
 	m.Hits.Add(3)
 	m.Bytes.Set(1024)
 	families, err := prometheus.DefaultGatherer.Gather()

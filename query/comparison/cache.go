@@ -12,13 +12,7 @@ import (
 )
 
 // cacheMetrics are the series of the comparison result cache.
-var cacheMetrics = cache.NewMetrics(cache.MetricNames{
-	Hits:      "energy_comparison_cache_hits_total",
-	Misses:    "energy_comparison_cache_misses_total",
-	Evictions: "energy_comparison_cache_evictions_total",
-	Entries:   "energy_comparison_cache_entries",
-	Bytes:     "energy_comparison_cache_bytes",
-}, "Yearly comparison answers")
+var cacheMetrics = cache.NewMetrics("energy_comparison_cache", "Yearly comparison answers")
 
 // Comparisons answers yearly comparisons through a result cache of JSON answers, invalidated
 // like consumption answers: an ingest touching the site, or a site, tariff or weather change of

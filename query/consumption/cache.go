@@ -8,13 +8,7 @@ import (
 )
 
 // cacheMetrics are the series of every consumption result cache.
-var cacheMetrics = cache.NewMetrics(cache.MetricNames{
-	Hits:      "energy_consumption_cache_hits_total",
-	Misses:    "energy_consumption_cache_misses_total",
-	Evictions: "energy_consumption_cache_evictions_total",
-	Entries:   "energy_consumption_cache_entries",
-	Bytes:     "energy_consumption_cache_bytes",
-}, "Consumption answers")
+var cacheMetrics = cache.NewMetrics("energy_consumption_cache", "Consumption answers")
 
 // Computer computes consumption answers; *Engine is the real one.
 type Computer interface {

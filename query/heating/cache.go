@@ -10,13 +10,11 @@ import (
 )
 
 // cacheMetrics are the series of the budget result cache.
-var cacheMetrics = cache.NewMetrics(cache.MetricNames{
-	Hits:      "energy_budget_cache_hits_total",
-	Misses:    "energy_budget_cache_misses_total",
-	Evictions: "energy_budget_cache_evictions_total",
-	Entries:   "energy_budget_cache_entries",
-	Bytes:     "energy_budget_cache_bytes",
-}, "Budget answers (matrix, heating budget)")
+var cacheMetrics = cache.NewMetrics("energy_budget_cache", "Budget answers (matrix, heating budget)")
+
+// SiteLoader loads the site of a request that missed the cache; its errors are returned as
+// they are.
+type SiteLoader func(ctx context.Context) (registry.Site, error)
 
 // Budgets answers the budget endpoints through a result cache of JSON answers, keyed by site,
 // answer and the local date (the fit ends at the last reading and prices are those in force
@@ -31,10 +29,6 @@ type Budgets struct {
 func NewBudgets(b *Budgeter, versions *registry.DataVersions, maxEntries int, maxBytes int64) *Budgets {
 	return &Budgets{Results: cache.NewResults(versions, maxEntries, maxBytes, cacheMetrics), budgeter: b}
 }
-
-// SiteLoader loads the site of a request that missed the cache; its errors are returned as
-// they are.
-type SiteLoader func(ctx context.Context) (registry.Site, error)
 
 // MatrixJSON is the budget matrix of the site, and whether it came from the cache.
 func (s *Budgets) MatrixJSON(ctx context.Context, tenantID, siteID string, load SiteLoader) ([]byte, bool, error) {

@@ -13,13 +13,7 @@ import (
 )
 
 // meansCacheMetrics are the series of the stations' daily-means cache.
-var meansCacheMetrics = cache.NewMetrics(cache.MetricNames{
-	Hits:      "energy_weather_means_cache_hits_total",
-	Misses:    "energy_weather_means_cache_misses_total",
-	Evictions: "energy_weather_means_cache_evictions_total",
-	Entries:   "energy_weather_means_cache_entries",
-	Bytes:     "energy_weather_means_cache_bytes",
-}, "Stations' daily mean temperatures")
+var meansCacheMetrics = cache.NewMetrics("energy_weather_means_cache", "Stations' daily mean temperatures")
 
 // Bounds of the daily-means cache: an entry is a station's days over a span, 12 bytes a day
 // (two years: about 9 KiB).
