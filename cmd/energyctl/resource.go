@@ -17,17 +17,18 @@ type resourceKind[T any] struct {
 	name    string // command word: site, tariff, station
 	title   string // in messages: site, tariff, weather station
 	idField string // the body's id member: siteId, tariffId, stationId
+	path    string // the API's path of the resource, which takes the same JSON body
 	put     func(*registry.Store, context.Context, T) error
 	get     func(*registry.Store, context.Context, string, string) (T, error)
 	ids     func(*T) (id, tenant *string) // the resource's id and tenant fields
 }
 
 var (
-	sites = resourceKind[registry.Site]{"site", "site", "siteId", (*registry.Store).PutSite, (*registry.Store).SiteWithContact,
+	sites = resourceKind[registry.Site]{"site", "site", "siteId", "/v2/sites/{siteId}", (*registry.Store).PutSite, (*registry.Store).SiteWithContact,
 		func(s *registry.Site) (*string, *string) { return &s.SiteID, &s.TenantID }}
-	tariffs = resourceKind[registry.Tariff]{"tariff", "tariff", "tariffId", (*registry.Store).PutTariff, (*registry.Store).Tariff,
+	tariffs = resourceKind[registry.Tariff]{"tariff", "tariff", "tariffId", "/v2/tariffs/{tariffId}", (*registry.Store).PutTariff, (*registry.Store).Tariff,
 		func(t *registry.Tariff) (*string, *string) { return &t.TariffID, &t.TenantID }}
-	stations = resourceKind[registry.Station]{"station", "weather station", "stationId", (*registry.Store).PutStation, (*registry.Store).Station,
+	stations = resourceKind[registry.Station]{"station", "weather station", "stationId", "/v1/weather-stations/{stationId}", (*registry.Store).PutStation, (*registry.Store).Station,
 		func(s *registry.Station) (*string, *string) { return &s.StationID, &s.TenantID }}
 )
 
@@ -50,6 +51,40 @@ func (k resourceKind[T]) register(putSummary, getSummary string, put func(ctx co
 		summary: getSummary,
 		run:     func(ctx context.Context, args []string) error { return k.getCommand(ctx, args, os.Stdout) },
 	}
+}
+
+// putCommand is "energyctl <name> put ID": v is read from --file, the API's JSON body, and
+// from the command's own flags, bound to v's fields, which win over the file's.
+type putCommand[T any] struct {
+	*tenantCommand
+	kind resourceKind[T]
+	file *string
+	v    T
+}
+
+// newPut starts the put command of k; fileNote completes the help of --file.
+func (k resourceKind[T]) newPut(fileNote string) *putCommand[T] {
+	c := newTenantCommand(k.name + " put")
+	file := c.fs.String("file", "", "JSON body of PUT "+k.path+" (\"-\": standard input)"+fileNote)
+	return &putCommand[T]{tenantCommand: c, kind: k, file: file}
+}
+
+// run parses args for the id, reads the file (when one is named) into v, lets complete check
+// or finish v (nil: nothing to do), then saves v and prints the stored resource.
+func (p *putCommand[T]) run(ctx context.Context, args []string, stdout io.Writer, complete func() error) error {
+	id, err := p.parseID(args, p.kind.name+" id")
+	if err != nil {
+		return err
+	}
+	if err := p.readOver(*p.file, &p.v); err != nil {
+		return err
+	}
+	if complete != nil {
+		if err := complete(); err != nil {
+			return err
+		}
+	}
+	return p.kind.save(ctx, p.tenantCommand, id, p.v, stdout)
 }
 
 // save stores v under id in the command's tenant, then prints the stored resource; an id in

@@ -4,18 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
-
-	"energy/schema/registry"
 )
 
 // energyctl tariff put|get: the admin resource PUT/GET /v2/tariffs/{tariffId}, through the
 // store. The file holds the same JSON body as the API.
 
 func tariffPut(ctx context.Context, args []string, stdout io.Writer) error {
-	c := newTenantCommand("tariff put")
-	fs := c.fs
-	file := fs.String("file", "", "JSON body of PUT /v2/tariffs/{tariffId} (\"-\": standard input); required")
-	c.usage(`usage: energyctl tariff put ID --tenant T --file tariff.json
+	p := tariffs.newPut("; required")
+	p.usage(`usage: energyctl tariff put ID --tenant T --file tariff.json
 
 The file is the API's body, for example:
   {"option": "HPHC", "dialHeadings": {"1": "HC", "2": "HP"}, "headingGroups": {"HC": "HC", "HP": "HP"},
@@ -23,16 +19,10 @@ The file is the API's body, for example:
    "prices": [{"validFrom": "2024-02-01", "byHeading": {"HC": 0.2068, "HP": 0.2700}}],
    "standingCharges": [{"validFrom": "2024-02-01", "yearly": {"subscription": 151.20, "cta": 21.35}}],
    "carbonCoefficient": 0.052}`)
-	id, err := c.parseID(args, "tariff id")
-	if err != nil {
-		return err
-	}
-	if *file == "" {
-		return errors.New("--file is required (the tariff's JSON; see energyctl tariff put -h)")
-	}
-	var t registry.Tariff
-	if err := c.readOver(*file, &t); err != nil {
-		return err
-	}
-	return tariffs.save(ctx, c, id, t, stdout)
+	return p.run(ctx, args, stdout, func() error {
+		if *p.file == "" {
+			return errors.New("--file is required (the tariff's JSON; see energyctl tariff put -h)")
+		}
+		return nil
+	})
 }
