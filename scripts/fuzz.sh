@@ -21,7 +21,7 @@ for f in $(grep -rlE --include='*_test.go' '^func Fuzz' --exclude-dir=var --excl
     echo "$out" | tail -n 3
     after=$(ls "$corpus" 2>/dev/null | wc -l)
     if [ "$rc" -ne 0 ]; then
-      if [ "$after" -eq "$before" ] && echo "$out" | grep -q '^    context deadline exceeded$'; then
+      if [ "$after" -eq "$before" ] && grep -q '^    context deadline exceeded$' <<<"$out"; then
         echo "fuzz $t: stopped by the coordinator's deadline race (golang/go#75804), no failing input: not a failure"
       else
         echo "$out" | tail -n 40
