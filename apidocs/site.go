@@ -3,12 +3,22 @@ package apidocs
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"energy/schema/registry"
 )
+
+// siteHandler serves the site resource (scope admin; reads also with read).
+type siteHandler struct{ reg *registry.Store }
+
+func registerSites(api huma.API, reg *registry.Store) {
+	h := &siteHandler{reg: reg}
+	registerPutGet(api, registryResource{operation: "site", name: "site", path: "/v2/sites/{siteId}",
+		putDescription: "Every field is optional; timezone defaults to Europe/Paris and heatingFluid to NONE. A tariffId or weatherStationId that does not exist is rejected with 400 naming it.",
+		readScopes:     []registry.Scope{registry.ScopeAdmin, registry.ScopeRead},
+	}, h.put, h.get)
+}
 
 // SiteBody is a site as sent to and returned by PUT/GET /v2/sites/{siteId}.
 type SiteBody struct {
@@ -23,35 +33,11 @@ type SiteBody struct {
 	Contact          *registry.Contact `json:"contact,omitempty" doc:"Receiver of the site's target notifications (email for EMAIL, E.164 phone for SMS); absent: none"`
 }
 
-type siteOutput struct {
-	Body SiteBody
-}
-
-type SiteIDParam struct {
-	SiteID string `path:"siteId" doc:"Site identifier" example:"SITE-1"`
-}
-
 // putSiteInput declares the identifier rule the store enforces on the id it creates (reads
 // of an id that breaks it are simply 404).
 type putSiteInput struct {
 	SiteID string `path:"siteId" pattern:"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$" maxLength:"128" doc:"Site identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit" example:"SITE-1"`
 	Body   SiteBody
-}
-
-// siteHandler serves the site resource (scope admin; reads also with read).
-type siteHandler struct{ reg *registry.Store }
-
-func registerSites(api huma.API, reg *registry.Store) {
-	h := &siteHandler{reg: reg}
-	huma.Register(api, huma.Operation{
-		OperationID: "put-site", Method: http.MethodPut, Path: "/v2/sites/{siteId}", Tags: []string{"Admin"},
-		Summary: "Create or replace a site", Security: requireScopes(registry.ScopeAdmin),
-		Description: "Every field is optional; timezone defaults to Europe/Paris and heatingFluid to NONE. A tariffId or weatherStationId that does not exist is rejected with 400 naming it.",
-	}, h.put)
-	huma.Register(api, huma.Operation{
-		OperationID: "get-site", Method: http.MethodGet, Path: "/v2/sites/{siteId}", Tags: []string{"Admin"},
-		Summary: "Read a site", Security: requireScopes(registry.ScopeAdmin, registry.ScopeRead),
-	}, h.get)
 }
 
 func (h *siteHandler) put(ctx context.Context, in *putSiteInput) (*siteOutput, error) {
@@ -72,6 +58,10 @@ func (h *siteHandler) put(ctx context.Context, in *putSiteInput) (*siteOutput, e
 	return &siteOutput{Body: siteBody(s)}, nil
 }
 
+type SiteIDParam struct {
+	SiteID string `path:"siteId" doc:"Site identifier" example:"SITE-1"`
+}
+
 func (h *siteHandler) get(ctx context.Context, in *SiteIDParam) (*siteOutput, error) {
 	s, err := h.reg.SiteWithContact(ctx, Caller(ctx).TenantID, in.SiteID)
 	if errors.Is(err, registry.ErrNotFound) {
@@ -80,6 +70,10 @@ func (h *siteHandler) get(ctx context.Context, in *SiteIDParam) (*siteOutput, er
 		return nil, err
 	}
 	return &siteOutput{Body: siteBody(s)}, nil
+}
+
+type siteOutput struct {
+	Body SiteBody
 }
 
 func siteBody(s registry.Site) SiteBody {

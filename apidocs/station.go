@@ -2,12 +2,21 @@ package apidocs
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"energy/schema/registry"
 )
+
+// stationHandler serves the weather station resource (scope admin).
+type stationHandler struct{ reg *registry.Store }
+
+func registerStations(api huma.API, reg *registry.Store) {
+	h := &stationHandler{reg: reg}
+	registerPutGet(api, registryResource{operation: "weather-station", name: "weather station", path: "/v1/weather-stations/{stationId}",
+		readScopes: []registry.Scope{registry.ScopeAdmin},
+	}, h.put, h.get)
+}
 
 // StationBody is a weather station as sent to and returned by PUT/GET /v1/weather-stations/{stationId}.
 type StationBody struct {
@@ -17,34 +26,10 @@ type StationBody struct {
 	Longitude float64 `json:"longitude" minimum:"-180" maximum:"180" example:"2.38"`
 }
 
-type stationOutput struct {
-	Body StationBody
-}
-
-type StationIDParam struct {
-	StationID string `path:"stationId" doc:"Weather station identifier" example:"07149"`
-}
-
 // putStationInput declares the identifier rule the store enforces on the id it creates.
 type putStationInput struct {
 	StationID string `path:"stationId" pattern:"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$" maxLength:"128" doc:"Weather station identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit" example:"07149"`
 	Body      StationBody
-}
-
-// stationHandler serves the weather station resource (scope admin).
-type stationHandler struct{ reg *registry.Store }
-
-func registerStations(api huma.API, reg *registry.Store) {
-	h := &stationHandler{reg: reg}
-	admin := requireScopes(registry.ScopeAdmin)
-	huma.Register(api, huma.Operation{
-		OperationID: "put-weather-station", Method: http.MethodPut, Path: "/v1/weather-stations/{stationId}", Tags: []string{"Admin"},
-		Summary: "Create or replace a weather station", Security: admin,
-	}, h.put)
-	huma.Register(api, huma.Operation{
-		OperationID: "get-weather-station", Method: http.MethodGet, Path: "/v1/weather-stations/{stationId}", Tags: []string{"Admin"},
-		Summary: "Read a weather station", Security: admin,
-	}, h.get)
 }
 
 func (h *stationHandler) put(ctx context.Context, in *putStationInput) (*stationOutput, error) {
@@ -58,12 +43,20 @@ func (h *stationHandler) put(ctx context.Context, in *putStationInput) (*station
 	return &stationOutput{Body: stationBody(st)}, nil
 }
 
+type StationIDParam struct {
+	StationID string `path:"stationId" doc:"Weather station identifier" example:"07149"`
+}
+
 func (h *stationHandler) get(ctx context.Context, in *StationIDParam) (*stationOutput, error) {
 	st, err := h.reg.Station(ctx, Caller(ctx).TenantID, in.StationID)
 	if err != nil {
 		return nil, notFound(err, "weather station", in.StationID)
 	}
 	return &stationOutput{Body: stationBody(st)}, nil
+}
+
+type stationOutput struct {
+	Body StationBody
 }
 
 func stationBody(st registry.Station) StationBody {

@@ -2,12 +2,22 @@ package apidocs
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"energy/schema/registry"
 )
+
+// tariffHandler serves the tariff resource (scope admin).
+type tariffHandler struct{ reg *registry.Store }
+
+func registerTariffs(api huma.API, reg *registry.Store) {
+	h := &tariffHandler{reg: reg}
+	registerPutGet(api, registryResource{operation: "tariff", name: "tariff", path: "/v2/tariffs/{tariffId}",
+		putDescription: "Dates are local dates of the site; a period runs until the next validFrom. Prices in EUR/kWh, standing charges in EUR/year.",
+		readScopes:     []registry.Scope{registry.ScopeAdmin},
+	}, h.put, h.get)
+}
 
 // TariffBody is a tariff as sent to and returned by PUT/GET /v2/tariffs/{tariffId}.
 type TariffBody struct {
@@ -22,35 +32,10 @@ type TariffBody struct {
 	CarbonCoefficient *float64                        `json:"carbonCoefficient,omitempty" doc:"kgCO2e per kWh; default: the service's coefficient"`
 }
 
-type tariffOutput struct {
-	Body TariffBody
-}
-
-type TariffIDParam struct {
-	TariffID string `path:"tariffId" doc:"Tariff identifier" example:"HPHC-2024"`
-}
-
 // putTariffInput declares the identifier rule the store enforces on the id it creates.
 type putTariffInput struct {
 	TariffID string `path:"tariffId" pattern:"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$" maxLength:"128" doc:"Tariff identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit" example:"HPHC-2024"`
 	Body     TariffBody
-}
-
-// tariffHandler serves the tariff resource (scope admin).
-type tariffHandler struct{ reg *registry.Store }
-
-func registerTariffs(api huma.API, reg *registry.Store) {
-	h := &tariffHandler{reg: reg}
-	admin := requireScopes(registry.ScopeAdmin)
-	huma.Register(api, huma.Operation{
-		OperationID: "put-tariff", Method: http.MethodPut, Path: "/v2/tariffs/{tariffId}", Tags: []string{"Admin"},
-		Summary: "Create or replace a tariff", Security: admin,
-		Description: "Dates are local dates of the site; a period runs until the next validFrom. Prices in EUR/kWh, standing charges in EUR/year.",
-	}, h.put)
-	huma.Register(api, huma.Operation{
-		OperationID: "get-tariff", Method: http.MethodGet, Path: "/v2/tariffs/{tariffId}", Tags: []string{"Admin"},
-		Summary: "Read a tariff", Security: admin,
-	}, h.get)
 }
 
 func (h *tariffHandler) put(ctx context.Context, in *putTariffInput) (*tariffOutput, error) {
@@ -68,12 +53,20 @@ func (h *tariffHandler) put(ctx context.Context, in *putTariffInput) (*tariffOut
 	return &tariffOutput{Body: tariffBody(t)}, nil
 }
 
+type TariffIDParam struct {
+	TariffID string `path:"tariffId" doc:"Tariff identifier" example:"HPHC-2024"`
+}
+
 func (h *tariffHandler) get(ctx context.Context, in *TariffIDParam) (*tariffOutput, error) {
 	t, err := h.reg.Tariff(ctx, Caller(ctx).TenantID, in.TariffID)
 	if err != nil {
 		return nil, notFound(err, "tariff", in.TariffID)
 	}
 	return &tariffOutput{Body: tariffBody(t)}, nil
+}
+
+type tariffOutput struct {
+	Body TariffBody
 }
 
 func tariffBody(t registry.Tariff) TariffBody {
