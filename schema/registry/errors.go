@@ -5,6 +5,8 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // ErrNotFound is returned when a tenant's site, tariff, station or token does not exist.
@@ -23,4 +25,14 @@ func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Me
 
 func fieldErr(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// oneOf checks that v is one of values, naming field and the values otherwise ("must be GAS,
+// ELEC or NONE (got \"X\")").
+func oneOf(field, v string, values ...string) error {
+	if slices.Contains(values, v) {
+		return nil
+	}
+	last := len(values) - 1
+	return fieldErr(field, "must be %s or %s (got %q)", strings.Join(values[:last], ", "), values[last], v)
 }

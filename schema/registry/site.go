@@ -8,16 +8,6 @@ import (
 	"energy/schema/tables"
 )
 
-// Heating fluids of a site.
-const (
-	HeatingGas  = "GAS"
-	HeatingElec = "ELEC"
-	HeatingNone = "NONE"
-)
-
-// DefaultTimezone is the zone of a site that names none.
-const DefaultTimezone = "Europe/Paris"
-
 // Site is a customer's place of consumption. Ids are unique within a tenant.
 type Site struct {
 	TenantID         string `json:"-"`
@@ -32,6 +22,16 @@ type Site struct {
 	// Contact receives target notifications; read by SiteWithContact (Site leaves it nil).
 	Contact *Contact `json:"contact,omitempty"`
 }
+
+// Heating fluids of a site (Site.HeatingFluid).
+const (
+	HeatingGas  = "GAS"
+	HeatingElec = "ELEC"
+	HeatingNone = "NONE"
+)
+
+// DefaultTimezone is the zone of a site that names none.
+const DefaultTimezone = "Europe/Paris"
 
 // Location is the site's IANA time zone (Validate has checked it loads).
 func (s Site) Location() *time.Location {
@@ -76,10 +76,8 @@ func (s Site) Validate() error {
 	if _, err := time.LoadLocation(s.Timezone); err != nil || s.Timezone == "" || s.Timezone == "Local" {
 		return fieldErr("timezone", "unknown IANA time zone %q (for example Europe/Paris)", s.Timezone)
 	}
-	switch s.HeatingFluid {
-	case HeatingGas, HeatingElec, HeatingNone:
-	default:
-		return fieldErr("heatingFluid", "must be GAS, ELEC or NONE (got %q)", s.HeatingFluid)
+	if err := oneOf("heatingFluid", s.HeatingFluid, HeatingGas, HeatingElec, HeatingNone); err != nil {
+		return err
 	}
 	if s.Contact != nil {
 		return s.Contact.Validate()

@@ -67,7 +67,7 @@ func TestSiteValidationNamesTheField(t *testing.T) {
 		{"unknown station", Site{WeatherStationID: "99999"}, "weatherStationId", []string{"99999"}},
 		{"another tenant's station", Site{WeatherStationID: "07149"}, "weatherStationId", []string{"07149"}},
 		{"half a customer pair", Site{SiteCustomerID: "C-1"}, "personCustomerId", nil},
-		{"unknown heating fluid", Site{HeatingFluid: "COAL"}, "heatingFluid", []string{"COAL"}},
+		{"unknown heating fluid", Site{HeatingFluid: "COAL"}, "heatingFluid", []string{`must be GAS, ELEC or NONE (got "COAL")`}},
 		{"bad id", Site{SiteID: "S 1"}, "siteId", nil},
 	}
 	for _, c := range cases {

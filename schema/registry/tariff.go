@@ -11,18 +11,6 @@ import (
 	"energy/schema/tables"
 )
 
-// Tariff options.
-const (
-	OptionBase  = "BASE"
-	OptionHPHC  = "HPHC"
-	OptionTempo = "TEMPO"
-	// OptionGas is a gas contract: one heading, BASE, and no meter dials (gas indexes have none).
-	OptionGas = "GAS"
-)
-
-// GasHeading is the only heading of a gas tariff.
-const GasHeading = "BASE"
-
 // Tariff is a site's contract: how meter dials map to tariff headings, the prices of the
 // headings and the yearly standing charge, each with validity dates (local dates of the site;
 // a period runs until the next validFrom).
@@ -58,6 +46,18 @@ type StandingChargePeriod struct {
 	ValidFrom string             `json:"validFrom"`
 	Yearly    map[string]float64 `json:"yearly"`
 }
+
+// Tariff options (Tariff.Option).
+const (
+	OptionBase  = "BASE"
+	OptionHPHC  = "HPHC"
+	OptionTempo = "TEMPO"
+	// OptionGas is a gas contract: one heading, BASE, and no meter dials (gas indexes have none).
+	OptionGas = "GAS"
+)
+
+// GasHeading is the only heading of a gas tariff.
+const GasHeading = "BASE"
 
 // Headings returns the tariff's heading names, sorted.
 func (t Tariff) Headings() []string {
@@ -116,13 +116,11 @@ func (t Tariff) Validate() error {
 	if err := validID("tariffId", t.TariffID); err != nil {
 		return err
 	}
+	if err := oneOf("option", t.Option, OptionBase, OptionHPHC, OptionTempo, OptionGas); err != nil {
+		return err
+	}
 	headings := map[string]bool{}
-	switch t.Option {
-	case OptionBase, OptionHPHC, OptionTempo:
-		if len(t.DialHeadings) == 0 {
-			return fieldErr("dialHeadings", "must map at least one meter dial number to a tariff heading")
-		}
-	case OptionGas:
+	if t.Option == OptionGas {
 		headings[GasHeading] = true
 		for dial, h := range t.DialHeadings {
 			if h != GasHeading {
@@ -132,8 +130,8 @@ func (t Tariff) Validate() error {
 		if len(t.TimeOfUse) > 0 {
 			return fieldErr("timeOfUse", "a gas tariff has no time of use (gas has indexes only)")
 		}
-	default:
-		return fieldErr("option", "must be BASE, HPHC, TEMPO or GAS (got %q)", t.Option)
+	} else if len(t.DialHeadings) == 0 {
+		return fieldErr("dialHeadings", "must map at least one meter dial number to a tariff heading")
 	}
 	for dial, h := range t.DialHeadings {
 		if dial == "" || h == "" {

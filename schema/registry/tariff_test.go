@@ -106,7 +106,7 @@ func TestTariffValidationNamesTheField(t *testing.T) {
 		{"missing date", func(t *Tariff) { t.StandingCharges[0].ValidFrom = "" }, "standingCharges[0].validFrom", nil},
 		{"bad clock", func(t *Tariff) { t.TimeOfUse[0].From = "25:00" }, "timeOfUse[0].from", []string{"25:00"}},
 		{"empty time range", func(t *Tariff) { t.TimeOfUse[0].To = "22:00" }, "timeOfUse[0].to", nil},
-		{"unknown option", func(t *Tariff) { t.Option = "EJP" }, "option", []string{"EJP"}},
+		{"unknown option", func(t *Tariff) { t.Option = "EJP" }, "option", []string{`must be BASE, HPHC, TEMPO or GAS (got "EJP")`}},
 		{"no dials", func(t *Tariff) { t.DialHeadings = nil }, "dialHeadings", nil},
 		{"no prices", func(t *Tariff) { t.Prices = nil }, "prices", nil},
 		{"no standing-charge components", func(t *Tariff) { t.StandingCharges[0].Yearly = nil }, "standingCharges[0].yearly", nil},
