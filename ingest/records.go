@@ -108,28 +108,38 @@ func (e *element) resolve(ctx context.Context, sites *siteCache, id identity) (s
 	return siteID, ok, nil
 }
 
-// common reads what every kind has: identity (resolved) and podId.
-func (e *element) common(ctx context.Context, sites *siteCache) (siteID, podID string, err error) {
-	id, idOK := e.identity()
-	if pod, ok := e.text(fPodID); ok {
-		podID = sites.intern(pod) // thousands of rows name the same few pods
+// record is one element of a record array being decoded: its members, its length and what
+// every kind has, the site its identity resolves to and its podId.
+type record struct {
+	element
+	size          int
+	siteID, podID string
+}
+
+// open starts decoding raw, one element of a record array whose members are names. ok is
+// false when the record ends there: raw is not an object (reported in errs) or resolving its
+// identity failed (err).
+func (r *record) open(ctx context.Context, raw []byte, names []string, sites *siteCache, errs *[]FieldFailure) (ok bool, err error) {
+	if !isObject(raw, errs) {
+		r.size = valueLen(raw)
+		return false, nil
+	}
+	r.size = r.init(raw, names, -1, errs)
+	id, idOK := r.identity()
+	if pod, ok := r.text(fPodID); ok {
+		r.podID = sites.intern(pod) // thousands of rows name the same few pods
 	}
 	if idOK {
-		siteID, _, err = e.resolve(ctx, sites, id)
+		r.siteID, _, err = r.resolve(ctx, sites, id)
 	}
-	return siteID, podID, err
+	return err == nil, err
 }
 
 // decodeGasIndex validates one element of cyclicGasIndexes.
 func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
-	if !isObject(raw, errs) {
-		return valueLen(raw), nil
-	}
-	var e element
-	size := e.init(raw, gasFields, -1, errs)
-	siteID, podID, err := e.common(ctx, sites)
-	if err != nil {
-		return size, err
+	var e record
+	if ok, err := e.open(ctx, raw, gasFields, sites, errs); !ok {
+		return e.size, err
 	}
 	nature, _ := e.oneOf("nature", gasNatures, "the cyclic gas natures (MKT_CYCLIC_DISTRIBUTOR, MKT_ESTIMATION, DTN_CUSTOMER_ACK, MKT_CUSTOMER and their _INVALID forms)")
 	ts, _ := e.timeField("ts", parseTimestampZ)
@@ -140,14 +150,14 @@ func decodeGasIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]F
 	var units []string
 	var factors []float64
 	if obj, ok := e.object("conversionFactors"); ok {
-		units, factors = conversionFactors(&e, obj)
+		units, factors = conversionFactors(&e.element, obj)
 	}
 	if !e.ok() {
-		return size, nil
+		return e.size, nil
 	}
-	rows.Gas = append(rows.Gas, GasIndexRow{SiteID: siteID, PodID: podID, TS: ts, IndexBeforeChange: ibc, Nature: nature,
+	rows.Gas = append(rows.Gas, GasIndexRow{SiteID: e.siteID, PodID: e.podID, TS: ts, IndexBeforeChange: ibc, Nature: nature,
 		GenerationTS: gen, Value: value, Unit: unit, ConversionUnits: units, ConversionFactors: factors})
-	return size, nil
+	return e.size, nil
 }
 
 // conversionFactors reads a map of unit name → finite positive factor, sorted by unit.
@@ -191,14 +201,9 @@ func conversionFactors(e *element, obj []byte) ([]string, []float64) {
 
 // decodeSmartIndex validates one element of smartElecIndexes: one row per dial.
 func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
-	if !isObject(raw, errs) {
-		return valueLen(raw), nil
-	}
-	var e element
-	size := e.init(raw, smartFields, -1, errs)
-	siteID, podID, err := e.common(ctx, sites)
-	if err != nil {
-		return size, err
+	var e record
+	if ok, err := e.open(ctx, raw, smartFields, sites, errs); !ok {
+		return e.size, err
 	}
 	nature, _ := e.oneOf("nature", smartNatures, "MKT_SMART_DISTRIBUTOR, MKT_SMART_DISTRIBUTOR_INVALID")
 	ts, _ := e.timeField("ts", parseTimestampZ)
@@ -222,7 +227,7 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 				if v, ok := integerIn(val, 0, math.MaxInt64); ok {
 					dials = append(dials, dial{sites.intern(key), v})
 				} else {
-					integerAt(&e, "value."+string(key), val, 0, math.MaxInt64) // reports why
+					integerAt(&e.element, "value."+string(key), val, 0, math.MaxInt64) // reports why
 				}
 			}
 			seen.add(key)
@@ -232,53 +237,44 @@ func decodeSmartIndex(ctx context.Context, raw []byte, sites *siteCache, errs *[
 		}
 	}
 	if !e.ok() {
-		return size, nil
+		return e.size, nil
 	}
 	slices.SortFunc(dials, func(a, b dial) int { return strings.Compare(a.name, b.name) })
 	for _, d := range dials {
-		rows.Elec = append(rows.Elec, ElecIndexRow{SiteID: siteID, PodID: podID, TS: ts, IndexBeforeChange: ibc,
+		rows.Elec = append(rows.Elec, ElecIndexRow{SiteID: e.siteID, PodID: e.podID, TS: ts, IndexBeforeChange: ibc,
 			Nature: nature, GenerationTS: gen, Dial: d.name, Value: d.value})
 	}
-	return size, nil
+	return e.size, nil
 }
 
 // decodeMaxPower validates one element of maxPowers.
 func decodeMaxPower(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
-	if !isObject(raw, errs) {
-		return valueLen(raw), nil
-	}
-	var e element
-	size := e.init(raw, maxFields, -1, errs)
-	siteID, podID, err := e.common(ctx, sites)
-	if err != nil {
-		return size, err
+	var e record
+	if ok, err := e.open(ctx, raw, maxFields, sites, errs); !ok {
+		return e.size, err
 	}
 	ts, _ := e.timeField("ts", parseTimestampZ)
 	gen, _ := e.timeField("generationTs", parseTimestampZ)
 	value, _ := e.integer("value", 0, math.MaxInt64)
 	if !e.ok() {
-		return size, nil
+		return e.size, nil
 	}
-	rows.MaxPowers = append(rows.MaxPowers, MaxPowerRow{SiteID: siteID, PodID: podID, TS: ts, GenerationTS: gen, Value: value})
-	return size, nil
+	rows.MaxPowers = append(rows.MaxPowers, MaxPowerRow{SiteID: e.siteID, PodID: e.podID, TS: ts, GenerationTS: gen, Value: value})
+	return e.size, nil
 }
 
 // decodeLoadCurve validates one element of loadCurves: one row per point, each point turned
 // into its [begin, end) interval with the curve's step.
 func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]FieldFailure, rows *Rows) (int, error) {
-	if !isObject(raw, errs) {
-		return valueLen(raw), nil
-	}
-	var e element
-	size := e.init(raw, curveFields, -1, errs)
-	siteID, podID, err := e.common(ctx, sites)
-	if err != nil {
-		return size, err
+	var e record
+	if ok, err := e.open(ctx, raw, curveFields, sites, errs); !ok {
+		return e.size, err
 	}
 	day, _ := e.timeField("meterReadingDate", parseDate)
 	gen, _ := e.timeField("generationTs", parseTimestampOffset)
 	var step time.Duration
 	if s, ok := e.str("step"); ok {
+		var err error
 		if step, err = parseStep(s); err != nil {
 			e.fail(CodeInvalidField, "step", fmt.Sprintf("%s %v", quote(s), err))
 		}
@@ -287,11 +283,11 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	switch k := kindOf(values); k {
 	case kindNone, kindNull:
 		e.fail(CodeMissingField, "values", "is required")
-		return size, nil
+		return e.size, nil
 	case kindArray:
 	default:
 		e.fail(CodeInvalidField, "values", "must be an array of points, not "+k.String())
-		return size, nil
+		return e.size, nil
 	}
 	start := len(rows.LoadCurvePoints)
 	n := 0
@@ -334,7 +330,7 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 			// many times over.
 			rows.LoadCurvePoints = slices.Grow(rows.LoadCurvePoints, max(256, cap(rows.LoadCurvePoints)))
 		}
-		rows.LoadCurvePoints = append(rows.LoadCurvePoints, LoadCurvePointRow{SiteID: siteID, PodID: podID,
+		rows.LoadCurvePoints = append(rows.LoadCurvePoints, LoadCurvePointRow{SiteID: e.siteID, PodID: e.podID,
 			BeginTS: begin, EndTS: end, GenerationTS: gen,
 			Value: value, Reliability: uint8(reliability), MeterReadingDate: day})
 		return size
@@ -345,7 +341,7 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 	if !e.ok() {
 		rows.LoadCurvePoints = rows.LoadCurvePoints[:start]
 	}
-	return size, nil
+	return e.size, nil
 }
 
 func pointPath(i int) string { return "values[" + strconv.Itoa(i) + "]" }
