@@ -13,6 +13,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"energy/ingest"
 	"energy/query/cache"
 	"energy/query/consumption"
 	"energy/schema/registry"
@@ -95,7 +96,7 @@ func (s stamp) in(loc *time.Location) time.Time {
 // key is the stamp's part of the cache key: instants by their Unix time, local times by text.
 func (s stamp) key() string {
 	if s.isLocal() {
-		return "L" + s.local.Format("2006-01-02T15:04:05")
+		return "L" + s.local.Format(ingest.LayoutLocal)
 	}
 	return "@" + strconv.FormatInt(s.abs.Unix(), 10)
 }
@@ -113,8 +114,8 @@ func parseStamp(name, raw string) (stamp, error) {
 	}
 	var s stamp
 	var err error
-	if len(v) == len("2006-01-02T15:04:05") {
-		s.local, err = time.Parse("2006-01-02T15:04:05", v)
+	if len(v) == len(ingest.LayoutLocal) {
+		s.local, err = time.Parse(ingest.LayoutLocal, v)
 	} else {
 		s.abs, err = time.Parse(time.RFC3339, v)
 	}

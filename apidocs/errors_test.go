@@ -45,16 +45,19 @@ func TestValidationIs400NamingTheField(t *testing.T) {
 // testOps registers operations that exist only to provoke error classes the real ones cannot
 // reach on demand: a query parameter with bounds and a handler that panics.
 func testOps(api huma.API) {
-	huma.Register(api, huma.Operation{OperationID: "test-bounded", Method: http.MethodGet, Path: "/test/bounded", Security: requireScopes(registry.ScopeRead)},
-		func(ctx context.Context, in *struct {
-			Size int `query:"size" minimum:"1" maximum:"100"`
-		}) (*struct{}, error) {
-			return nil, nil
-		})
-	huma.Register(api, huma.Operation{OperationID: "test-panic", Method: http.MethodGet, Path: "/test/panic"},
-		func(ctx context.Context, _ *struct{}) (*struct{}, error) {
-			panic("deliberate test panic with secret detail")
-		})
+	huma.Register(api, huma.Operation{OperationID: "test-bounded", Method: http.MethodGet, Path: "/test/bounded", Security: requireScopes(registry.ScopeRead)}, boundedOp)
+	huma.Register(api, huma.Operation{OperationID: "test-panic", Method: http.MethodGet, Path: "/test/panic"}, panickingOp)
+}
+
+type boundedInput struct {
+	Size int `query:"size" minimum:"1" maximum:"100"`
+}
+
+// boundedOp answers nothing: Huma refuses an out-of-range size before it is called.
+func boundedOp(context.Context, *boundedInput) (*struct{}, error) { return nil, nil }
+
+func panickingOp(context.Context, *struct{}) (*struct{}, error) {
+	panic("deliberate test panic with secret detail")
 }
 
 func newTestOpsServer(t *testing.T, h *harness) *httptest.Server {

@@ -33,6 +33,10 @@ const LayoutZ = "2006-01-02T15:04:05Z"
 // FormatTimestampZ writes t as a Timestamp-Z (UTC, whole seconds).
 func FormatTimestampZ(t time.Time) string { return t.UTC().Format(LayoutZ) }
 
+// LayoutLocal is a local date-time without offset (the consumption API's startTs/endTs in the
+// site's time zone): whole seconds, no zone.
+const LayoutLocal = "2006-01-02T15:04:05"
+
 // LayoutOffset is the Timestamp-offset layout for time.Format: the time's own ±hh:mm offset.
 const LayoutOffset = "2006-01-02T15:04:05-07:00"
 

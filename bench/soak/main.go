@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"energy/bench/daemon"
+	"energy/ingest"
 	"energy/schema/registry"
 )
 
@@ -172,7 +173,7 @@ func randomRange(rng *rand.Rand) string {
 		days, step = 1+rng.IntN(10), "HOURS"
 	}
 	to := from.AddDate(0, 0, days)
-	return fmt.Sprintf("startTs=%s&endTs=%s&stepUnit=%s&indexStrategy=ALL_ESTIMATED", from.Format("2006-01-02T15:04:05"), to.Format("2006-01-02T15:04:05"), step)
+	return fmt.Sprintf("startTs=%s&endTs=%s&stepUnit=%s&indexStrategy=ALL_ESTIMATED", from.Format(ingest.LayoutLocal), to.Format(ingest.LayoutLocal), step)
 }
 
 // archiveOfDay holds day's 24 hourly readings of the site's meter (1 kWh an hour), so the
