@@ -128,9 +128,10 @@ func (b instrumentedBatch) Close() error {
 
 // watchdogGrace is how long a batch's deadline outlives its Send. The driver stops the
 // goroutine that watches the batch's context by closing a channel, without waiting for it, and
-// puts the connection back in the pool: a context cancelled at once can still win that
-// goroutine's select, and it then closes a pooled connection under the next query ("use of
-// closed network connection"). Ending the deadline a little later leaves the goroutine gone.
-const watchdogGrace = 2 * time.Second
+// puts the connection back in the pool: a context cancelled before that goroutine next runs can
+// still win its select, and it then closes a pooled connection under the next query ("use of
+// closed network connection"). Ending the deadline later leaves the goroutine gone: 2 s was
+// not enough once, at a load average of 24 on 2 cores; a timer kept 30 s costs nothing.
+const watchdogGrace = 30 * time.Second
 
 func (b instrumentedBatch) release() { time.AfterFunc(watchdogGrace, b.cancel) }
