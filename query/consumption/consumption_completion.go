@@ -71,7 +71,9 @@ func clipPiece(p piece, from, to time.Time) (piece, bool) {
 	}
 	q := p
 	q.start, q.end = a, b
-	q.wh = p.wh * float64(b.Sub(a)) / float64(p.end.Sub(p.start))
+	if !p.loadCurve { // a load-curve piece's energy follows from its span (wattSeconds)
+		q.wh = p.wh * float64(b.Sub(a)) / float64(p.end.Sub(p.start))
+	}
 	q.estimated = p.estimated || !p.loadCurve // a cut index is an interpolated one
 	return q, true
 }

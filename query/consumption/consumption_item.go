@@ -32,6 +32,7 @@ type itemBuilder struct {
 	headings       []string         // the tariff's headings (worked out once, not per item)
 	byHeading      []amount         // scratch of sum: energy by heading
 	costs          []amount         // scratch of sum: energy cost by heading
+	curve          []curveEnergy    // scratch of sum: load-curve energy by heading
 	spans          []timeSpan       // scratch of sum: the pieces' spans
 	realSpans      []timeSpan       // scratch of sum: the real pieces' spans
 	pricing        *pricing         // nil: no cost member
@@ -60,8 +61,9 @@ func (b *itemBuilder) float(v float64) *float64 {
 // stepSums is what one pass over a step's pieces adds up: energy and energy cost by heading,
 // the covered and real time, and the flags of the data that went in.
 type stepSums struct {
-	byHeading, costs                                    []amount // Wh, EUR (when priced) by heading
-	volume                                              float64  // index units (gas)
+	byHeading, costs                                    []amount      // Wh, EUR (when priced) by heading
+	curve                                               []curveEnergy // load-curve W·s by heading
+	volume                                              float64       // index units (gas)
 	covered, real                                       time.Duration
 	natures                                             natureSet
 	negative, unreliable, estimated, usesLC, aggregated bool
@@ -74,14 +76,24 @@ func (b *itemBuilder) sum(ps []piece) stepSums {
 	s := stepSums{byHeading: b.byHeading[:0], costs: b.costs[:0]}
 	var all, reals spanUnion
 	spans, realSpans := b.spans[:0], b.realSpans[:0]
+	s.curve = b.curve[:0]
 	sorted := true
 	for i := range ps {
 		p := &ps[i]
-		s.byHeading = addAmount(s.byHeading, p.heading, p.wh)
-		s.volume += p.volume
-		if b.pricing != nil {
-			s.costs = b.pricing.addEnergyCost(s.costs, p)
+		switch {
+		case p.loadCurve:
+			var day *localDay
+			if b.pricing != nil {
+				day = b.pricing.day(p.start) // a load-curve piece never crosses a local midnight
+			}
+			b.addCurvePiece(&s, p.heading, day, wattSeconds(p.watts, p.end.Sub(p.start)))
+		default:
+			s.byHeading = addAmount(s.byHeading, p.heading, p.wh)
+			if b.pricing != nil {
+				s.costs = b.pricing.addEnergyCost(s.costs, p)
+			}
 		}
+		s.volume += p.volume
 		s.natures |= p.natures
 		s.negative = s.negative || p.negative
 		s.unreliable = s.unreliable || p.unreliable
@@ -106,8 +118,9 @@ func (b *itemBuilder) sum(ps []piece) stepSums {
 	} else {
 		s.covered, s.real = unionLength(spans), unionLength(realSpans)
 	}
+	addCurveEnergy(&s)
 	// The scratch buffers are kept, grown, for the next step.
-	b.spans, b.realSpans = spans, realSpans
+	b.spans, b.realSpans, b.curve = spans, realSpans, s.curve
 	b.byHeading, b.costs = s.byHeading, s.costs
 	return s
 }

@@ -11,7 +11,8 @@ import (
 type piece struct {
 	start, end time.Time
 	heading    string
-	wh         float64
+	wh         float64 // index energy; a load-curve piece's energy is watts × its duration (wattSeconds)
+	watts      int64   // load curve: the point's average power
 	volume     float64 // gas: the index difference behind wh, in the answer's volume unit
 	estimated  bool    // not real data: interpolated, an MKT_ESTIMATION reading, or an unreliable load-curve point
 	unreliable bool    // a load-curve point with reliability 1

@@ -107,7 +107,7 @@ func resolvePoints(stored []storedPoint) []loadCurvePoint {
 	return out
 }
 
-// loadCurvePieces spreads the points over the steps (sorted, contiguous): energy = W × hours of
+// loadCurvePieces spreads the points over the steps (sorted, contiguous): energy = W × duration of
 // the part of the point inside the step (a point straddling a boundary is prorated), split into
 // tariff headings by the time-of-use schedule. A missing point is missing data: no piece.
 func loadCurvePieces(points []loadCurvePoint, steps []Step, tou *timeOfUse) [][]piece {
@@ -138,8 +138,7 @@ func loadCurvePieces(points []loadCurvePoint, steps []Step, tou *timeOfUse) [][]
 			src := sourceKey{p.pod, p.begin.Unix(), p.end.Unix()}
 			tou.split(from, to, func(a, b time.Time, heading string) {
 				out[k] = append(out[k], piece{
-					start: a, end: b, heading: heading,
-					wh:        float64(p.watts) * b.Sub(a).Hours(),
+					start: a, end: b, heading: heading, watts: p.watts,
 					estimated: p.unreliable, unreliable: p.unreliable, loadCurve: true, source: src,
 				})
 			})
