@@ -33,14 +33,19 @@ func compressAnswers(next http.Handler) http.Handler {
 }
 
 // acceptsGzip tells whether Accept-Encoding values accept gzip: a gzip (or x-gzip) coding
-// with a non-zero q-value, or else a * with one.
+// with a non-zero q-value, or else a * with one. It walks the values without splitting them
+// (it runs on every request).
 func acceptsGzip(values []string) bool {
 	gzipQ, starQ := -1.0, -1.0
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for rest, more := v, true; more; {
+			var part string
+			part, rest, more = strings.Cut(rest, ",")
 			coding, params, _ := strings.Cut(part, ";")
 			q := 1.0
-			for _, p := range strings.Split(params, ";") {
+			for params != "" {
+				var p string
+				p, params, _ = strings.Cut(params, ";")
 				name, val, ok := strings.Cut(strings.TrimSpace(p), "=")
 				if ok && strings.EqualFold(strings.TrimSpace(name), "q") {
 					f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
@@ -50,7 +55,7 @@ func acceptsGzip(values []string) bool {
 					q = f
 				}
 			}
-			switch strings.ToLower(strings.TrimSpace(coding)) {
+			switch strings.ToLower(strings.TrimSpace(coding)) { // no copy when already lower case
 			case "gzip", "x-gzip":
 				gzipQ = max(gzipQ, q)
 			case "*":

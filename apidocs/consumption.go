@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,15 +92,38 @@ func (s stamp) in(loc *time.Location) time.Time {
 	return consumption.WallClock(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, loc)
 }
 
-// key is the stamp's part of the cache key: instants by their Unix time, local times by text.
-func (s stamp) key() string {
+// appendKey appends the stamp's part of the cache key: instants by their Unix time, local
+// times by text.
+func (s stamp) appendKey(b []byte) []byte {
 	if s.isLocal() {
-		return "L" + s.local.Format(ingest.LayoutLocal)
+		return s.local.AppendFormat(append(b, 'L'), ingest.LayoutLocal)
 	}
-	return "@" + strconv.FormatInt(s.abs.Unix(), 10)
+	return strconv.AppendInt(append(b, '@'), s.abs.Unix(), 10)
 }
 
-var stampPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})?$`)
+// stampShape tells whether v is YYYY-MM-DDThh:mm:ss, alone or followed by Z or +hh:mm /
+// -hh:mm (digits where the layout has them; time.Parse checks the values). A loop, not a
+// regular expression: it runs twice on every request.
+func stampShape(v string) bool {
+	const digitsAt = "dddd-dd-ddTdd:dd:dd"
+	if len(v) < len(digitsAt) {
+		return false
+	}
+	for i := range len(digitsAt) {
+		if c := v[i]; c != digitsAt[i] && (digitsAt[i] != 'd' || c < '0' || c > '9') {
+			return false
+		}
+	}
+	switch zone := v[len(digitsAt):]; {
+	case zone == "", zone == "Z":
+		return true
+	case len(zone) == 6 && (zone[0] == '+' || zone[0] == '-'):
+		return isDigit(zone[1]) && isDigit(zone[2]) && zone[3] == ':' && isDigit(zone[4]) && isDigit(zone[5])
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func parseStamp(name, raw string) (stamp, error) {
 	v := strings.ReplaceAll(raw, " ", "+") // an unencoded '+' arrives as a space
@@ -109,7 +131,7 @@ func parseStamp(name, raw string) (stamp, error) {
 		return stamp{}, BadParam("query parameter %s: %q is not a timestamp in a supported format: YYYY-MM-DDThh:mm:ss (site's local time), "+
 			"YYYY-MM-DDThh:mm:ssZ or YYYY-MM-DDThh:mm:ss+hh:mm (for example 2024-01-01T00:00:00+01:00)", name, raw)
 	}
-	if !stampPattern.MatchString(v) {
+	if !stampShape(v) {
 		return bad()
 	}
 	var s stamp
@@ -210,9 +232,9 @@ func (q *consumptionQuery) key() string {
 		b = append(b, r.Fluid...)
 		b = append(b, ' ')
 	}
-	b = append(b, q.start.key()...)
+	b = q.start.appendKey(b)
 	b = append(b, ' ')
-	b = append(b, q.end.key()...)
+	b = q.end.appendKey(b)
 	b = append(b, ' ')
 	b = append(b, r.StepUnit...)
 	b = append(b, ' ')

@@ -2,8 +2,10 @@ package apidocs
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"sync"
 	"testing"
@@ -235,4 +237,34 @@ func TestConsumptionRequestHandedToTheEngine(t *testing.T) {
 	get(consPath + "?startTs=2024-02-29T00:00:00&endTs=2025-02-28T00:00:00&options=withGlobalConsumption&stepUnit=MONTHS")
 	st, b, hdr := h.do("GET", consPath+"?startTs=2024-02-29T00:00:00&endTs=2025-03-01T00:00:00&options=withGlobalConsumption", reader, "")
 	h.wantError(st, b, hdr, http.StatusBadRequest, CodePeriodTooLong, "endTs")
+}
+
+// The timestamp check accepts exactly the shapes of its documented pattern; time.Parse then
+// checks the values.
+func TestStampShapeAsItsPattern(t *testing.T) {
+	pattern := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})?$`)
+	cases := []string{"2024-01-01T00:00:00", "2024-01-01T00:00:00Z", "2024-01-01T00:00:00+01:00", "2024-01-01T00:00:00-09:30",
+		"2024-01-01", "2024-01-01T00:00", "2024-01-01 00:00:00", "2024-01-01T00:00:00z", "2024-01-01T00:00:00+0100",
+		"2024-01-01T00:00:00+01:00Z", "2024-01-01T00:00:00.000", "20240-01-01T00:00:00", "2024-1-01T00:00:00", "２０２４-01-01T00:00:00", ""}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "0123456789-T:Z+ .z"
+	for range 20000 { // mutations of valid stamps
+		b := []byte(cases[rng.IntN(4)])
+		for range 1 + rng.IntN(2) {
+			switch i := rng.IntN(len(b)); rng.IntN(3) {
+			case 0:
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			case 1:
+				b = append(b[:i], b[i+1:]...)
+			default:
+				b = append(b[:i], append([]byte{alphabet[rng.IntN(len(alphabet))]}, b[i:]...)...)
+			}
+		}
+		cases = append(cases, string(b))
+	}
+	for _, v := range cases {
+		if got, want := stampShape(v), pattern.MatchString(v); got != want {
+			t.Errorf("stampShape(%q) = %v, pattern says %v", v, got, want)
+		}
+	}
 }

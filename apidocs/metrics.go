@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -51,10 +52,42 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// routeSeries are the request counter and latency histogram of one route, method and status.
+type routeSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+type routeKey struct {
+	route, method string
+	status        int
+}
+
+// listenerSeries resolves each (route, method, status) of a listener to its series once and
+// keeps them: a label lookup hashes every label value, on every request. The key set is small
+// (route patterns, not raw paths).
+type listenerSeries struct {
+	listener string
+	known    sync.Map // routeKey → *routeSeries
+}
+
+func (s *listenerSeries) of(route, method string, status int) *routeSeries {
+	k := routeKey{route, method, status}
+	if v, ok := s.known.Load(k); ok {
+		return v.(*routeSeries)
+	}
+	v, _ := s.known.LoadOrStore(k, &routeSeries{
+		requests: httpRequests.WithLabelValues(s.listener, route, method, strconv.Itoa(status)),
+		duration: httpDuration.WithLabelValues(s.listener, route, method),
+	})
+	return v.(*routeSeries)
+}
+
 // measure records every request by chi route pattern (never the raw path, which would make
 // one series per site id) and writes its access-log line.
 func measure(listener string, log *slog.Logger) func(http.Handler) http.Handler {
 	inFlight := httpInFlight.WithLabelValues(listener)
+	series := &listenerSeries{listener: listener}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -70,8 +103,9 @@ func measure(listener string, log *slog.Logger) func(http.Handler) http.Handler 
 				rec.status = http.StatusOK
 			}
 			elapsed := time.Since(start)
-			httpRequests.WithLabelValues(listener, route, r.Method, strconv.Itoa(rec.status)).Inc()
-			httpDuration.WithLabelValues(listener, route, r.Method).Observe(elapsed.Seconds())
+			s := series.of(route, r.Method, rec.status)
+			s.requests.Inc()
+			s.duration.Observe(elapsed.Seconds())
 			logRequest(log, r, listener, route, rec.status, rec.bytes, elapsed)
 		})
 	}
