@@ -81,3 +81,77 @@ func TestDegreeDaysPerLocalDay(t *testing.T) {
 		t.Fatalf("empty station: %+v, want 31 days all missing", dd)
 	}
 }
+
+// TestDailyMeansOfDecimalTemperatures: daily means of temperatures with decimals, whose means
+// no float64 holds exactly, are the correctly rounded true means (the float64 nearest to the
+// exact decimal mean, the value a user computes by hand), whatever the order in which the server
+// adds them. Under make test-compat, ClickHouse 18.16 and 26.x must answer the read with the
+// same bits. An avg of the floats gave 6.149999999999999 for 10 January and
+// 11.200000000000001 for 31 March on 18.16, and its last bits follow the order of addition.
+func TestDailyMeansOfDecimalTemperatures(t *testing.T) {
+	ctx := context.Background()
+	w := NewStore(chtest.DB(t))
+	paris, _ := time.LoadLocation("Europe/Paris")
+	hourly := func(day time.Time, temps ...float64) []Observation {
+		obs := make([]Observation, len(temps))
+		for i, v := range temps {
+			obs[i] = Observation{Date: day.Add(time.Duration(i) * time.Hour), Temperature: v, Cloudiness: 4}
+		}
+		return obs
+	}
+	repeat := func(n int, temps ...float64) []float64 {
+		var out []float64
+		for range n {
+			out = append(out, temps...)
+		}
+		return out
+	}
+	steps := func(first float64, n int) []float64 { // first, first + 0.1, … as typed in decimal
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = float64(int(math.Round(first*10))+i) / 10
+		}
+		return out
+	}
+	day := func(m time.Month, d int) time.Time { return time.Date(2024, m, d, 0, 0, 0, 0, paris) }
+	days := [][]Observation{
+		// 5.0, 5.1, …, 7.3: (24 × 5.0 + 0.1 × 276) / 24 = 147.6 / 24 = 6.15.
+		hourly(day(1, 10), steps(5.0, 24)...),
+		// (5.7 + 5.8 + 5.8) × 8 / 24 = 138.4 / 24 = 173/30 = 5.7666…
+		hourly(day(1, 11), repeat(8, 5.7, 5.8, 5.8)...),
+		// (−2.3 − 1.1 + 0.3) × 8 / 24 = −24.8 / 24 = −31/30 = −1.0333…
+		hourly(day(1, 12), repeat(8, -2.3, -1.1, 0.3)...),
+		// 31 March is a 23-hour day in Paris: 10.1, 10.2, …, 12.3: 257.6 / 23 = 11.2.
+		hourly(day(3, 31), steps(10.1, 23)...),
+		// Digits beyond the ninth decimal are rounded off: 24 × 1.0000000004 counts 24 × 1.
+		hourly(day(4, 2), repeat(24, 1.0000000004)...),
+	}
+	// Each day in two inserts, its second half first: several parts, rows not in date order.
+	for _, obs := range days {
+		half := len(obs) / 2
+		for _, part := range [][]Observation{obs[half:], obs[:half]} {
+			if err := w.Put(ctx, "acme", "S1", part); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	means, err := w.DailyMeans(ctx, "acme", "S1", paris, day(1, 1), day(5, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint32]float64{
+		20240110: 6.15,
+		20240111: 173.0 / 30,
+		20240112: -31.0 / 30,
+		20240331: 11.2,
+		20240402: 1,
+	}
+	if len(means) != len(want) {
+		t.Errorf("means of %d days, want %d: %v", len(means), len(want), means)
+	}
+	for d, v := range want {
+		if got, ok := means[d]; !ok || got != v {
+			t.Errorf("%d: mean %v (present %v), want %v", d, got, ok, v)
+		}
+	}
+}

@@ -188,10 +188,12 @@ GROUP BY t0, t1 ORDER BY t0`, bench.Tenant, site, from.UTC().Format(time.DateTim
 
 // budgetDegreeDaysSQL is the model's second read by hand: the station's daily mean temperature
 // per local day and its heating degrees at the fitted balance point, over the years the normal
-// year may use.
+// year may use. The mean is summed in whole nanodegrees and divided once, as the model's read
+// does, so that it has the same bits on every ClickHouse release.
 func budgetDegreeDaysSQL(now time.Time, balancePoint float64, loc *time.Location) string {
 	first := time.Date(now.In(loc).Year()-11, 1, 1, 0, 0, 0, 0, loc)
-	return fmt.Sprintf(`SELECT toYYYYMMDD(date, '%s') AS day, avg(temperature) AS mean, greatest(0, %g - mean) AS hdd
+	return fmt.Sprintf(`SELECT toYYYYMMDD(date, '%s') AS day,
+  sum(toInt64(floor(temperature * 1000000000 + 0.5))) / (count() * 1000000000) AS mean, greatest(0, %g - mean) AS hdd
 FROM weather_observations FINAL
 WHERE tenant_id = '%s' AND station_id = '%s' AND date >= toDateTime('%s', 'UTC') AND date < toDateTime('%s', 'UTC')
 GROUP BY day ORDER BY day`, loc.String(), balancePoint, bench.Tenant, budgetStation, first.UTC().Format(time.DateTime), now.UTC().Format(time.DateTime))

@@ -81,7 +81,7 @@ func TestBudgetDirectSQLReadsWhatTheModelReads(t *testing.T) {
 		if err := rows.Scan(&day, &mean, &hdd); err != nil {
 			t.Fatal(err)
 		}
-		if m, ok := means[day]; !ok || math.Abs(m-mean) > 1e-9 || math.Abs(hdd-math.Max(0, tb-m)) > 1e-9 {
+		if m, ok := means[day]; !ok || m != mean || hdd != math.Max(0, tb-m) {
 			t.Fatalf("day %d: direct SQL mean %v and %v degrees, model mean %v (present %v)", day, mean, hdd, m, ok)
 		}
 		n++
