@@ -3,9 +3,12 @@ package apidocs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,10 +155,11 @@ func TestBudgetMatrixAndHeatingBudgetOnGasAndElectricSites(t *testing.T) {
 			if err := json.Unmarshal(body, &m); err != nil {
 				t.Fatal(err)
 			}
+			wantMatrixMembers(t, body)
 			md := m.MetaData
 			if md.Model != "DEGREE_DAYS" || md.HeatingFluid != c.fluid || md.BalancePointC == nil || *md.BalancePointC != 15 ||
 				math.Abs(md.BaseKWhPerDay-20) > 1e-6 || math.Abs(md.KWhPerDegreeDay-4) > 1e-6 || math.Abs(md.R2-1) > 1e-9 ||
-				md.Intervals != 365 || md.CoveredDays != 365 || md.ConfidenceIndex != 1 || md.MeanSetpointC != 18 || md.PriceEURPerKWh != c.price ||
+				md.Intervals != 365 || md.CoveredDays != 365 || m.ConfidenceIndex != 1 || md.MeanSetpointC != 18 || md.PriceEURPerKWh != c.price ||
 				md.FitPeriod.To != b.today.AddDays(-1).String() || md.FitPeriod.From != b.today.AddDays(-365).String() ||
 				len(md.NormalYears) != 2 || md.NormalYears[1] != b.today.Year-1 || math.Abs(*md.NormalYearDegreeDays-b.normalDD(15)) > 1e-6 {
 				t.Fatalf("metaData %s", body)
@@ -178,6 +182,7 @@ func TestBudgetMatrixAndHeatingBudgetOnGasAndElectricSites(t *testing.T) {
 				}
 			}
 			st, body, _ = h.do("GET", "/v1/sites/"+c.site+"/budget/heating", reader, "")
+			wantMembers(t, "heating budget", body, "budget", "temperatures", "type")
 			want := math.Round((20*365+4*b.normalDD(15))*c.price*100) / 100
 			var hb heating.HeatingBudget
 			if st != 200 || json.Unmarshal(body, &hb) != nil || hb.Type != "TOTAL" || math.Abs(hb.Budget-want) > 0.005 || hb.Temperatures["COMFORT"] != 19 {
@@ -206,26 +211,121 @@ func TestBudgetMatrixAndHeatingBudgetOnGasAndElectricSites(t *testing.T) {
 		math.Abs(m.BudgetVectors[0].B-math.Round((20*365+4*b.normalDD(12))*0.1*100)/100) > 0.005 {
 		t.Fatalf("matrix after schedule change: %d %s %s", st, hdr.Get("X-Cache"), body)
 	}
+}
 
-	// An ingest (a corrected reading at today's midnight, then the version bump ingest makes)
-	// invalidates it too: the last day now uses 10 kWh more, the fit is no longer exact.
+// gasArchive is an archive file of the site's daily gas indexes (m3, 10 kWh/m3) from readFirst
+// to today, generated at gen, a day using base + 4 × max(0, 15 − its mean) kWh; the days in
+// skip have no reading.
+func (b budgetSite) gasArchive(site string, base int64, gen time.Time, skip ...heating.Date) string {
 	loc, _ := time.LoadLocation("Europe/Paris")
-	batch, _ := h.db.Conn.PrepareBatch(context.Background(), "INSERT INTO gas_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id)")
-	var last int64
-	if err := h.db.Conn.QueryRow(context.Background(), "SELECT max(value) FROM gas_indexes WHERE site_id = 'GASSITE'").Scan(&last); err != nil {
+	var readings []string
+	var index int64 = 5000
+	for d := b.readFirst; ; d = d.AddDays(1) {
+		if !slices.Contains(skip, d) {
+			readings = append(readings, fmt.Sprintf("%s %d 10 %s", d.Midnight(loc).UTC().Format(time.RFC3339), index, gen.UTC().Format(time.RFC3339)))
+		}
+		if d == b.today {
+			return gasIndexes(site, readings...)
+		}
+		index += (base + budgetKWh[b.tempOf(d)] - 20) / 10
+	}
+}
+
+// TestBudgetCacheInvalidatedByAnIngestedArchive: readings that reach the site through the
+// archive intake (submitted, then stored by a job) invalidate both cached budgets.
+//
+// Worked by hand (the climate of the test above, the default schedule, gas at 0.10 EUR/kWh):
+// the first archive lacks the reading of 100 days ago, so the 365 days of the fit are 364
+// intervals, one of them two days long; the fit is still exact: base 20, slope 4, Tb 15. The
+// second archive is the distributor's correction (a later generation) of every reading with a
+// base of 30 kWh/day, and brings the missing one: 365 intervals, base 30. The heating budget is
+// (base × 365 + 4 × NDD(15)) × 0.10 EUR.
+func TestBudgetCacheInvalidatedByAnIngestedArchive(t *testing.T) {
+	h := newJobsHarness(t, "", true, nil)
+	b := newBudgetSite(t, h.harness)
+	for _, put := range []struct{ path, body string }{
+		{"/v2/tariffs/GAS-1", `{"option":"GAS","prices":[{"validFrom":"2000-01-01","byHeading":{"BASE":0.1}}]}`},
+		{"/v2/sites/GASSITE", `{"weatherStationId":"ST","gasTariffId":"GAS-1","heatingFluid":"GAS"}`},
+	} {
+		if st, body, _ := h.do("PUT", put.path, h.admin, put.body); st != 200 {
+			t.Fatalf("%s: %d %s", put.path, st, body)
+		}
+	}
+	collector, reader := h.token("acme", "collect"), h.token("acme", "read")
+	get := func(path, wantCache string, out any) {
+		t.Helper()
+		st, body, hdr := h.do("GET", "/v1/sites/GASSITE/budget/"+path, reader, "")
+		if st != 200 || hdr.Get("X-Cache") != wantCache || json.Unmarshal(body, out) != nil {
+			t.Fatalf("%s: %d X-Cache %s, want 200 %s: %s", path, st, hdr.Get("X-Cache"), wantCache, body)
+		}
+	}
+	check := func(step string, base float64, intervals int, wantCache string) {
+		t.Helper()
+		var m heating.Matrix
+		get("matrix", wantCache, &m)
+		md := m.MetaData
+		if md.Intervals != intervals || md.CoveredDays != 365 || md.BalancePointC == nil || *md.BalancePointC != 15 ||
+			math.Abs(md.BaseKWhPerDay-base) > 1e-6 || math.Abs(md.KWhPerDegreeDay-4) > 1e-6 || math.Abs(md.R2-1) > 1e-9 {
+			t.Fatalf("%s: metaData %+v, want %d intervals over 365 days, base %v, slope 4, Tb 15", step, md, intervals, base)
+		}
+		tb := 15 + (16*18+8*14)/24.0 - 18 // [18, 14]: the mean set point moves from 18 to 16.67 °C
+		if want := math.Round((base*365+4*b.normalDD(tb))*0.1*100) / 100; math.Abs(m.BudgetVectors[0].B-want) > 0.005 {
+			t.Fatalf("%s: b(18, 14) = %v, want %v", step, m.BudgetVectors[0].B, want)
+		}
+		var hb heating.HeatingBudget
+		get("heating", wantCache, &hb)
+		if want := math.Round((base*365+4*b.normalDD(15))*0.1*100) / 100; math.Abs(hb.Budget-want) > 0.005 {
+			t.Fatalf("%s: heating budget %v, want %v", step, hb.Budget, want)
+		}
+	}
+
+	gen := time.Now().Truncate(time.Second)
+	h.ingestArchive(collector, b.gasArchive("GASSITE", 20, gen.Add(-time.Minute), b.today.AddDays(-100)))
+	check("first archive", 20, 364, "MISS")
+	check("first archive, again", 20, 364, "HIT")
+
+	h.ingestArchive(collector, b.gasArchive("GASSITE", 30, gen))
+	check("corrected archive", 30, 365, "MISS")
+	check("corrected archive, again", 30, 365, "HIT")
+}
+
+// wantMatrixMembers checks a budget matrix answer has exactly the members clients are promised,
+// at the level they are promised: a member added, dropped or moved between levels fails it.
+func wantMatrixMembers(t *testing.T, body []byte) {
+	t.Helper()
+	wantMembers(t, "matrix", body, "budgetVectors", "confidenceIndex", "metaData")
+	var m struct {
+		BudgetVectors []json.RawMessage `json:"budgetVectors"`
+		MetaData      json.RawMessage   `json:"metaData"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil || len(m.BudgetVectors) == 0 {
+		t.Fatalf("matrix %s: %v", body, err)
+	}
+	wantMembers(t, "budget vector", m.BudgetVectors[0], "b", "t")
+	wantMembers(t, "metaData", m.MetaData, "balancePointC", "baseKwhPerDay", "coveredDays", "fitPeriod", "fitPeriodDegreeDays",
+		"heatingFluid", "intervals", "kwhPerDegreeDay", "meanSetpointC", "model", "normalYearDegreeDays", "normalYears",
+		"priceEurPerKwh", "r2", "units")
+	var md struct {
+		FitPeriod json.RawMessage `json:"fitPeriod"`
+		Units     json.RawMessage `json:"units"`
+	}
+	if err := json.Unmarshal(m.MetaData, &md); err != nil {
 		t.Fatal(err)
 	}
-	ts := b.today.Midnight(loc).UTC()
-	if err := batch.Append("acme", "GASSITE", "GAS1", ts, uint8(0), "MKT_CYCLIC_DISTRIBUTOR", ts.Add(time.Hour), last+1, "m3", []string{"kWh"}, []float64{10}, "t"); err != nil {
-		t.Fatal(err)
+	wantMembers(t, "fitPeriod", md.FitPeriod, "from", "to")
+	wantMembers(t, "units", md.Units, "budget", "energy", "temperature")
+}
+
+// wantMembers checks the JSON object has exactly the members want (sorted).
+func wantMembers(t *testing.T, what string, object []byte, want ...string) {
+	t.Helper()
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(object, &members); err != nil {
+		t.Fatalf("%s %s: %v", what, object, err)
 	}
-	if err := batch.Send(); err != nil {
-		t.Fatal(err)
-	}
-	h.reg.Versions.Bump("acme", "GASSITE")
-	st, body, hdr = h.do("GET", "/v1/sites/GASSITE/budget/matrix", reader, "")
-	if st != 200 || hdr.Get("X-Cache") != "MISS" || json.Unmarshal(body, &m) != nil || m.MetaData.R2 >= 1-1e-9 {
-		t.Fatalf("matrix after ingest: %d %s %s", st, hdr.Get("X-Cache"), body)
+	got := slices.Sorted(maps.Keys(members))
+	if !slices.Equal(got, want) {
+		t.Errorf("%s has members %v, want exactly %v", what, got, want)
 	}
 }
 

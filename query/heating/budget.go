@@ -27,8 +27,9 @@ const (
 
 // Matrix is the budget matrix answer.
 type Matrix struct {
-	BudgetVectors []BudgetVector `json:"budgetVectors" doc:"The 25 pairs COMFORT 18..22 × ECO 14..18 °C, ordered by COMFORT then ECO"`
-	MetaData      MetaData       `json:"metaData"`
+	ConfidenceIndex float64        `json:"confidenceIndex" doc:"max(0, R²) × min(1, covered days / 365) × min(1, intervals / 12), to 3 decimals"`
+	BudgetVectors   []BudgetVector `json:"budgetVectors" doc:"The 25 pairs COMFORT 18..22 × ECO 14..18 °C, ordered by COMFORT then ECO"`
+	MetaData        MetaData       `json:"metaData"`
 }
 
 // BudgetVector is the yearly heating budget at one pair of set points.
@@ -66,7 +67,6 @@ type MetaData struct {
 	NormalYears          []int       `json:"normalYears" doc:"Complete calendar years of the station averaged into the normal year; empty: the fit period scaled to 365 days"`
 	MeanSetpointC        float64     `json:"meanSetpointC" doc:"Mean set point of the site's current schedule over the week, °C"`
 	PriceEURPerKWh       float64     `json:"priceEurPerKwh" doc:"Price of the heating fluid in force today, EUR/kWh"`
-	ConfidenceIndex      float64     `json:"confidenceIndex" doc:"max(0, R²) × min(1, covered days / 365) × min(1, intervals / 12), to 3 decimals"`
 	Units                BudgetUnits `json:"units"`
 }
 
@@ -220,11 +220,11 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // Matrix is the budget matrix of the model.
 func (m *Model) Matrix() Matrix {
 	f := m.Fit
-	out := Matrix{MetaData: MetaData{
+	out := Matrix{ConfidenceIndex: f.Confidence(), MetaData: MetaData{
 		Model: "DEGREE_DAYS", HeatingFluid: m.Fluid, BalancePointC: f.BalancePoint, BaseKWhPerDay: f.Base, KWhPerDegreeDay: f.Slope,
 		R2: f.R2, FitPeriod: FitPeriod{From: f.From.String(), To: f.To.String()}, CoveredDays: f.CoveredDays, Intervals: f.Intervals,
 		FitPeriodDegreeDays: f.FitPeriodDegreeDays, NormalYears: append([]int{}, f.NormalYears...),
-		MeanSetpointC: m.Schedule.MeanSetpoint(nil), PriceEURPerKWh: m.Price, ConfidenceIndex: f.Confidence(),
+		MeanSetpointC: m.Schedule.MeanSetpoint(nil), PriceEURPerKWh: m.Price,
 		Units: BudgetUnits{Energy: "kWh", Budget: "EUR", Temperature: "°C"},
 	}}
 	if f.BalancePoint != nil {
