@@ -203,8 +203,8 @@ func (res *budgetResult) markdown(r *report, intervalsQ, degreeDaysQ string) str
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("### Budget matrix\n\n")
-	w("`go run ./bench/cmd/consbench --budget` (`make bench-budget`), %s. Machine: %s cores, %s, shared with other work while it ran (load average at the end %s); Go %s, ClickHouse %s.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion)
+	w("`go run ./bench/cmd/consbench --budget` (`make bench-budget`), %s, commit %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), gitCommit(), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion)
 	w("Data: the consumption benchmark's data set (%s sites × one year, %d, of daily smart indexes and 30-minute load curves: %s index rows, %s load-curve points); "+
 		"site %s heats with electricity and gets a weather station with hourly weather over %d and %d (%s observations). "+
 		"The model is fitted as of %s: %d daily intervals, balance point %.1f °C, base %.1f kWh/day, %.2f kWh per degree day, R² %.3f; the answer is %s.\n\n",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,22 @@ func TestBudgetDirectSQLReadsWhatTheModelReads(t *testing.T) {
 	rows.Close()
 	if n != len(means) || n != 731 { // 2023 and 2024 (a leap year), the hourly weather put
 		t.Errorf("%d days by direct SQL, %d read by the model, want 731", n, len(means))
+	}
+}
+
+// TestBudgetTableSaysWhenWhereAndWhatRan: the results file names the commit, the machine and
+// the date beside the figures, like the other results files, and marks the targets.
+func TestBudgetTableSaysWhenWhereAndWhatRan(t *testing.T) {
+	tb := 13.0
+	res := &budgetResult{cold: durations(20, 30, 120), cached: durations(0.05, 0.04, 2), intervalsSQL: sqlRun{times: durations(14), rows: 366, bytes: 17 << 10},
+		degreeDaysSQL: sqlRun{times: durations(33), rows: 731, bytes: 26 << 10}, balancePoint: &tb, intervals: 365, siteID: "B0500", now: "2025-01-02T12:00:00+01:00"}
+	md := res.markdown(&report{spec: bench.Spec{Sites: 1000, Year: 2024}, clickhouseVersion: "18.16.1"}, "SELECT 1", "SELECT 2")
+	for _, want := range []string{
+		time.Now().UTC().Format("2006-01-02"), "commit " + gitCommit() + ".", "Machine: " + nproc() + " cores, ", "ClickHouse 18.16.1",
+		"| budget matrix, 1 site-year | 30.0 ms | 120 ms | ", "computed p50 ≤ 100 ms ✅, cached p50 ≤ 1 ms ✅",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
 	}
 }
