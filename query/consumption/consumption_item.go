@@ -138,6 +138,11 @@ func appendSpans(all, reals []timeSpan, ps []piece) ([]timeSpan, []timeSpan) {
 
 // build makes the item of a step from its pieces.
 func (b *itemBuilder) build(st Step, ps []piece) Consumption {
+	return b.item(st, b.sum(ps), len(ps) > 0)
+}
+
+// item makes the item of a step from its sums; hasData tells whether any data went in.
+func (b *itemBuilder) item(st Step, s stepSums, hasData bool) Consumption {
 	it := Consumption{
 		Period:       Period{st.Start.In(b.loc), st.End.In(b.loc)},
 		ErrorFlags:   []string{},
@@ -146,9 +151,8 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 		Nature:       NatureReal,
 	}
 	duration := st.End.Sub(st.Start)
-	s := b.sum(ps)
 	var total *float64
-	if len(ps) > 0 {
+	if hasData {
 		if b.tariff != nil {
 			if b.headings == nil {
 				b.headings = b.tariff.Headings()
@@ -202,7 +206,7 @@ func (b *itemBuilder) build(st Step, ps []piece) Consumption {
 	}
 	if b.volumeUnit != nil {
 		it.Volume = &Volume{Unit: *b.volumeUnit}
-		if len(ps) > 0 {
+		if hasData {
 			it.Volume.Total = b.float(roundTo(s.volume, volumeDecimals))
 		}
 	}

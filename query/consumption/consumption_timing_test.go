@@ -31,7 +31,8 @@ func BenchmarkHoursWindowCPU(b *testing.B) {
 		for k, st := range steps {
 			res.Consumptions[k] = ib.build(st, pieces[k])
 		}
-		res.ComputationPeriod = computationPeriod(pieces, start, end, steps[len(steps)-1].End, truncated, parisLoc)
+		first, last := piecesSpan(pieces)
+		res.ComputationPeriod = computationPeriod(first, last, start, end, steps[len(steps)-1].End, truncated, parisLoc)
 		if _, err := EncodeJSON(res); err != nil {
 			b.Fatal(err)
 		}
@@ -110,5 +111,33 @@ func BenchmarkDaysYearCPU(b *testing.B) {
 		if _, err := EncodeJSON(res); err != nil || len(res.Consumptions) != 366 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkHoursWindowComputed is a computed HOURS answer (the 1,200-hour window) of one
+// benchmark site with its JSON encoding, from ClickHouse's sums per interval (sums) and from
+// the points resolved and cut in Go (points), interleaved by -count.
+func BenchmarkHoursWindowComputed(b *testing.B) {
+	ctx := context.Background()
+	engine, site, req := benchSiteYear(b)
+	req.StepUnit = UnitHours
+	viaSums := *engine
+	viaSums.curveSums = true
+	for _, c := range []struct {
+		name   string
+		engine *Engine
+	}{{"sums", &viaSums}, {"points", engine}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.engine.Compute(ctx, site, req)
+				if err != nil || len(res.Consumptions) != MaxSteps {
+					b.Fatal(err)
+				}
+				if _, err := EncodeJSON(res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
