@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"regexp"
 	"time"
 
 	"energy/schema"
@@ -39,11 +38,26 @@ func (s *Store) version() uint64 { return s.rowVer.Next() }
 // IDPattern is the rule of the identifiers used in paths (sites, tariffs, weather stations).
 const IDPattern = `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`
 
-var idPattern = regexp.MustCompile(IDPattern)
+// isID tells whether id follows IDPattern. A loop, not the regular expression: the
+// consumption endpoint checks its path's site id on every request, cached answers included.
+func isID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == ':' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // validID checks an identifier used in paths: 1-128 characters, letters, digits, . _ : -.
 func validID(field, id string) error {
-	if !idPattern.MatchString(id) {
+	if !isID(id) {
 		return fieldErr(field, "must be 1 to 128 characters among letters, digits, '.', '_', ':' and '-', starting with a letter or digit (got %q)", id)
 	}
 	return nil
