@@ -13,17 +13,19 @@ import (
 // ? (Unix seconds), ? intervals: the winning point per begin (latest generation; ties resolve as
 // in resolvePoints: the later end, the higher value, the higher reliability), clipped to each
 // interval it overlaps. Per interval, in interval order: the W·s and the begin of each piece in
-// order of start (a point gives one piece per interval), the covered and the real (reliability
+// order of start, then begin (a point gives one piece per interval; equal starts, which only
+// overlapping points have, must still sort the same on every ClickHouse version), the covered and the real (reliability
 // 0) seconds as sums of the pieces, whether a piece is unreliable, the first and last covered
 // second, the range of pod hashes, and whether the pieces are disjoint (the sums are the
 // coverage only then). The bound values, in order: grid start and interval length, those
 // again and the interval count, those twice more, then tenant, site, earliest begin, grid end
 // and grid start as times.
 func curveIntervalsSQL(table string) string {
-	return `SELECT toInt64(j), sum(y - x), sumIf(y - x, r = 0), max(r), min(ph_lo), max(ph_hi), min(x), max(y),
-  arraySort((p, q) -> q, groupArray(toInt64(b)), groupArray(x)),
-  arraySort((p, q) -> q, groupArray(ws), groupArray(x)),
-  arrayAll((a, c) -> a >= c, arrayPopFront(arraySort(groupArray(x))), arrayPopBack(arraySort((p, q) -> q, groupArray(y), groupArray(x))))
+	return `SELECT toInt64(j) AS interval_index, sum(y - x) AS covered_s, sumIf(y - x, r = 0) AS real_s,
+  max(r) AS unreliable, min(ph_lo) AS pod_lo, max(ph_hi) AS pod_hi, min(x) AS first_s, max(y) AS last_s,
+  arraySort((p, q) -> q, groupArray(toInt64(b)), groupArray(tuple(x, b))) AS piece_begins,
+  arraySort((p, q) -> q, groupArray(ws), groupArray(tuple(x, b))) AS piece_ws,
+  arrayAll((a, c) -> a >= c, arrayPopFront(arraySort(groupArray(x))), arrayPopBack(arraySort((p, q) -> q, groupArray(y), groupArray(x)))) AS disjoint
 FROM (
   SELECT b, r, ph_lo, ph_hi, greatest(intDiv(toInt64(b) - ?, ?), 0) AS lo,
     arrayJoin(arrayMap(i -> lo + i, range(toUInt64(least(intDiv(toInt64(e) - ? - 1, ?) + 1, ?) - lo)))) AS j,
