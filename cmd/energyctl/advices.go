@@ -21,13 +21,6 @@ import (
 // listener), waits for it with a progress display on stderr and prints each element's advices
 // as a table. It talks to the service over HTTP only.
 
-func init() {
-	commands["advices"] = command{
-		summary: "submit a recommendation job from a JSON file, wait for it and print the advices",
-		run:     runAdvices,
-	}
-}
-
 const (
 	defaultAdviceURL = "http://127.0.0.1:8081"
 	adviceJobsPath   = "/v1/jobs/advices"

@@ -12,13 +12,6 @@ import (
 	"energy/schema"
 )
 
-func init() {
-	commands["cluster run"] = command{
-		summary: "run a local ClickHouse cluster (ZooKeeper, 2 shards × 2 replicas) in the foreground until interrupted",
-		run:     func(ctx context.Context, args []string) error { return clusterRun(ctx, args, os.Stdout) },
-	}
-}
-
 // clusterRun launches the local cluster under --dir, writes the node DSNs to DIR/dsn (one a
 // line, shard order) once every node answers, and stops everything on SIGTERM or SIGINT.
 func clusterRun(ctx context.Context, args []string, out io.Writer) error {

@@ -24,13 +24,6 @@ import (
 // archives of readings submitted like any client's, waiting for their jobs. --out writes the
 // archives to a directory instead.
 
-func init() {
-	commands["demo"] = command{
-		summary: "create demo sites and load a year of their readings (or write the archives with --out)",
-		run:     runDemo,
-	}
-}
-
 // demoOptions are the demo's settings.
 type demoOptions struct {
 	tenant    string

@@ -15,17 +15,6 @@ import (
 // energyctl heating put|get: the heating schedule of a site (PUT/GET
 // /v1/sites/{siteId}/heating-schedule), through the store. The file holds the API's body.
 
-func init() {
-	commands["heating put"] = command{
-		summary: "replace the heating schedule of a site (--file JSON as the API's body)",
-		run:     func(ctx context.Context, args []string) error { return heatingPut(ctx, args, os.Stdin, os.Stdout) },
-	}
-	commands["heating get"] = command{
-		summary: "print the heating schedule of a site (the default when none is stored)",
-		run:     func(ctx context.Context, args []string) error { return heatingGet(ctx, args, os.Stdout) },
-	}
-}
-
 func heatingPut(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	c := newTenantCommand("heating put")
 	fs := c.fs

@@ -1,5 +1,5 @@
 // Command energyctl manages tokens, sites, tariffs and weather data, generates demo data and
-// submits archives. Each subcommand lives in its own file and registers itself in commands.
+// submits archives. Each subcommand lives in its own file; commands lists them all.
 package main
 
 import (
@@ -27,8 +27,36 @@ type command struct {
 	run     func(ctx context.Context, args []string) error
 }
 
-// commands maps "word" or "word sub" to its command; files add theirs in init.
-var commands = map[string]command{}
+// commands maps "word" or "word sub" to its command (each lives in its own file).
+var commands = map[string]command{
+	"advices":          {summary: "submit a recommendation job from a JSON file, wait for it and print the advices", run: runAdvices},
+	"cluster run":      {summary: "run a local ClickHouse cluster (ZooKeeper, 2 shards × 2 replicas) in the foreground until interrupted", run: toStdout(clusterRun)},
+	"demo":             {summary: "create demo sites and load a year of their readings (or write the archives with --out)", run: runDemo},
+	"heating get":      {summary: "print the heating schedule of a site (the default when none is stored)", run: toStdout(heatingGet)},
+	"heating put":      {summary: "replace the heating schedule of a site (--file JSON as the API's body)", run: func(ctx context.Context, args []string) error { return heatingPut(ctx, args, os.Stdin, os.Stdout) }},
+	"notifications":    {summary: "list a target's notifications, newest first", run: toStdout(notificationList)},
+	"readings rebuild": {summary: "rebuild the index readings laid out by site (what per-site reads use) from the raw index tables", run: toStdout(readingsRebuild)},
+	"site get":         {summary: "print a site as JSON", run: toStdout(sites.getCommand)},
+	"site put":         {summary: "create or replace a site (--file JSON as the API's body, or flags)", run: toStdout(sitePut)},
+	"station get":      {summary: "print a weather station as JSON", run: toStdout(stations.getCommand)},
+	"station put":      {summary: "create or replace a weather station (--name, --lat, --lon, or --file JSON)", run: toStdout(stationPut)},
+	"submit":           {summary: "submit archives for collection, wait for their jobs and print the reports", run: runSubmit},
+	"target get":       {summary: "print a target as JSON", run: toStdout(targetGet)},
+	"target list":      {summary: "list the tenant's targets (--site S: of one site)", run: toStdout(targetList)},
+	"tariff get":       {summary: "print a tariff as JSON", run: toStdout(tariffs.getCommand)},
+	"tariff put":       {summary: "create or replace a tariff from a JSON file (the API's body)", run: toStdout(tariffPut)},
+	"token create":     {summary: "create a token (and its tenant when new); prints the secret alone on stdout", run: func(ctx context.Context, args []string) error { return tokenCreate(ctx, args, os.Stdout, os.Stderr) }},
+	"token list":       {summary: "list tokens (all tenants, or --tenant's); never shows secrets", run: toStdout(tokenList)},
+	"token revoke":     {summary: "revoke a token by id", run: func(ctx context.Context, args []string) error { return tokenRevoke(ctx, args, os.Stderr) }},
+	"weather demo":     {summary: "generate plausible hourly weather for a station (demo data)", run: runWeatherDemo},
+	"weather import":   {summary: "load a station's observations from a CSV or JSON file", run: runWeatherImport},
+}
+
+// toStdout makes a command's run of a function that writes its output to out, given standard
+// output.
+func toStdout(run func(ctx context.Context, args []string, out io.Writer) error) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error { return run(ctx, args, os.Stdout) }
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)

@@ -2,26 +2,15 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 )
-
-func init() {
-	commands["readings rebuild"] = command{
-		summary: "rebuild the index readings laid out by site (what per-site reads use) from the raw index tables",
-		run:     func(ctx context.Context, args []string) error { return readingsRebuild(ctx, args, os.Stdout) },
-	}
-}
 
 // readingsRebuild copies the raw index readings into their by-site tables again and prints the
 // rows copied per table. Safe while energyd runs and safe to repeat.
 func readingsRebuild(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("readings rebuild", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
+	fs, store := newStoreFlagSet("readings rebuild")
 	setUsage(fs, "energyctl readings rebuild [flags]: copy every raw index reading (elec_indexes, gas_indexes) into\n"+
 		"elec_indexes_by_site and gas_indexes_by_site, the tables per-site reads use; rows already there are identical and counted once.")
 	if err := fs.Parse(args); err != nil {

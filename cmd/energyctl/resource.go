@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"energy/schema"
 	"energy/schema/registry"
@@ -31,27 +30,6 @@ var (
 	stations = resourceKind[registry.Station]{"station", "weather station", "stationId", "/v1/weather-stations/{stationId}", (*registry.Store).PutStation, (*registry.Store).Station,
 		func(s *registry.Station) (*string, *string) { return &s.StationID, &s.TenantID }}
 )
-
-func init() {
-	sites.register("create or replace a site (--file JSON as the API's body, or flags)",
-		"print a site as JSON", sitePut)
-	tariffs.register("create or replace a tariff from a JSON file (the API's body)",
-		"print a tariff as JSON", tariffPut)
-	stations.register("create or replace a weather station (--name, --lat, --lon, or --file JSON)",
-		"print a weather station as JSON", stationPut)
-}
-
-// register adds the commands "<name> put", run by put, and "<name> get".
-func (k resourceKind[T]) register(putSummary, getSummary string, put func(ctx context.Context, args []string, stdout io.Writer) error) {
-	commands[k.name+" put"] = command{
-		summary: putSummary,
-		run:     func(ctx context.Context, args []string) error { return put(ctx, args, os.Stdout) },
-	}
-	commands[k.name+" get"] = command{
-		summary: getSummary,
-		run:     func(ctx context.Context, args []string) error { return k.getCommand(ctx, args, os.Stdout) },
-	}
-}
 
 // putCommand is "energyctl <name> put ID": v is read from --file, the API's JSON body, and
 // from the command's own flags, bound to v's fields, which win over the file's.

@@ -22,13 +22,6 @@ import (
 // reports. It talks to the service over HTTP only: the archive format and the job resource are
 // the contract.
 
-func init() {
-	commands["submit"] = command{
-		summary: "submit archives for collection, wait for their jobs and print the reports",
-		run:     runSubmit,
-	}
-}
-
 // collectJobPath is the archive submission and job resource of the main API.
 const collectJobPath = "/v2/indexes-collect-jobs"
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,21 +15,6 @@ import (
 
 // energyctl target list|get and notifications: what support staff look at when a customer
 // asks about an objective or a message they did or did not receive.
-
-func init() {
-	commands["target list"] = command{
-		summary: "list the tenant's targets (--site S: of one site)",
-		run:     func(ctx context.Context, args []string) error { return targetList(ctx, args, os.Stdout) },
-	}
-	commands["target get"] = command{
-		summary: "print a target as JSON",
-		run:     func(ctx context.Context, args []string) error { return targetGet(ctx, args, os.Stdout) },
-	}
-	commands["notifications"] = command{
-		summary: "list a target's notifications, newest first",
-		run:     func(ctx context.Context, args []string) error { return notificationList(ctx, args, os.Stdout) },
-	}
-}
 
 func targetList(ctx context.Context, args []string, stdout io.Writer) error {
 	c := newTenantCommand("target list")

@@ -14,15 +14,24 @@ import (
 // store opened for the command's work, whose result is printed as the API's JSON.
 type tenantCommand struct {
 	fs     *flag.FlagSet
-	store  storeFlags
+	store  *storeFlags
 	tenant *string
 }
 
 func newTenantCommand(name string) *tenantCommand {
-	c := &tenantCommand{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
-	c.store.register(c.fs)
+	c := &tenantCommand{}
+	c.fs, c.store = newStoreFlagSet(name)
 	c.tenant = tenantFlag(c.fs)
 	return c
+}
+
+// newStoreFlagSet is the flag set of the command name, which works on the store: it holds the
+// store flags.
+func newStoreFlagSet(name string) (*flag.FlagSet, *storeFlags) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	store := &storeFlags{}
+	store.register(fs)
+	return fs, store
 }
 
 // usage sets the text printed above the flags by -h and on a flag error.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,21 +17,6 @@ import (
 
 // energyctl token create|list|revoke manages API tokens directly in the store: the secret is
 // printed once, alone on standard output, and only its SHA-256 is kept.
-
-func init() {
-	commands["token create"] = command{
-		summary: "create a token (and its tenant when new); prints the secret alone on stdout",
-		run:     func(ctx context.Context, args []string) error { return tokenCreate(ctx, args, os.Stdout, os.Stderr) },
-	}
-	commands["token list"] = command{
-		summary: "list tokens (all tenants, or --tenant's); never shows secrets",
-		run:     func(ctx context.Context, args []string) error { return tokenList(ctx, args, os.Stdout) },
-	}
-	commands["token revoke"] = command{
-		summary: "revoke a token by id",
-		run:     func(ctx context.Context, args []string) error { return tokenRevoke(ctx, args, os.Stderr) },
-	}
-}
 
 func tokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newTenantCommand("token create")
@@ -104,9 +88,7 @@ func parseLifetime(s string) (time.Duration, error) {
 }
 
 func tokenList(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("token list", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
+	fs, store := newStoreFlagSet("token list")
 	tenant := fs.String("tenant", os.Getenv("ENERGY_TENANT"), "only this tenant's tokens (env ENERGY_TENANT); default all")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := fs.Parse(args); err != nil {
@@ -152,9 +134,7 @@ func tokenList(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func tokenRevoke(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("token revoke", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
+	fs, store := newStoreFlagSet("token revoke")
 	setUsage(fs, "usage: energyctl token revoke ID   (the id is the part after etk_ in the secret, or from token list)")
 	id, err := parseCommand(fs, args, "token id (see energyctl token list)")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,20 +20,11 @@ import (
 	"energy/schema/registry"
 )
 
-func init() {
-	commands["weather import"] = command{
-		summary: "load a station's observations from a CSV or JSON file",
-		run:     runWeatherImport,
-	}
-}
-
 // weatherImportBatch is the number of rows per insert.
 const weatherImportBatch = 10_000
 
 func runWeatherImport(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("weather import", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
+	fs, store := newStoreFlagSet("weather import")
 	tenant := tenantFlag(fs)
 	station := fs.String("station", "", "weather station id; the station must exist (required)")
 	format := fs.String("format", "", "csv or json; default: from the file name, else from the content")

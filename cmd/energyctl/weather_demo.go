@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -21,17 +20,8 @@ import (
 // (the demo's yearly comparison then shows a weather message). Everything is a pure function
 // of the station id and the instant: regenerating any range gives the same values.
 
-func init() {
-	commands["weather demo"] = command{
-		summary: "generate plausible hourly weather for a station (demo data)",
-		run:     runWeatherDemo,
-	}
-}
-
 func runWeatherDemo(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("weather demo", flag.ContinueOnError)
-	var store storeFlags
-	store.register(fs)
+	fs, store := newStoreFlagSet("weather demo")
 	tenant := tenantFlag(fs)
 	station := fs.String("station", "", "weather station id; the station must exist (required)")
 	now := time.Now()
