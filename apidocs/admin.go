@@ -29,6 +29,39 @@ func notFound(err error, what, id string) error {
 	return err
 }
 
+// registryHandler serves the registry resources: sites, tariffs and weather stations.
+type registryHandler struct{ reg *registry.Store }
+
+func registerRegistry(api huma.API, reg *registry.Store) {
+	h := &registryHandler{reg: reg}
+	registerPutGet(api, registryResource{operation: "site", name: "site", path: "/v2/sites/{siteId}",
+		putDescription: "Every field is optional; timezone defaults to Europe/Paris and heatingFluid to NONE. A tariffId or weatherStationId that does not exist is rejected with 400 naming it.",
+		readScopes:     []registry.Scope{registry.ScopeAdmin, registry.ScopeRead},
+	}, h.putSite, h.getSite)
+	registerPutGet(api, registryResource{operation: "tariff", name: "tariff", path: "/v2/tariffs/{tariffId}",
+		putDescription: "Dates are local dates of the site; a period runs until the next validFrom. Prices in EUR/kWh, standing charges in EUR/year.",
+		readScopes:     []registry.Scope{registry.ScopeAdmin},
+	}, h.putTariff, h.getTariff)
+	registerPutGet(api, registryResource{operation: "weather-station", name: "weather station", path: "/v1/weather-stations/{stationId}",
+		readScopes: []registry.Scope{registry.ScopeAdmin},
+	}, h.putStation, h.getStation)
+}
+
+// resourceOutput is the answer of a registry resource's PUT and GET: the resource's body.
+type resourceOutput[B any] struct {
+	Body B
+}
+
+// readResource answers the GET of a registry resource: the body of what read finds under id in
+// the caller's tenant, or 404 NOT_FOUND naming what and id.
+func readResource[T, B any](ctx context.Context, what, id string, read func(ctx context.Context, tenantID, id string) (T, error), body func(T) B) (*resourceOutput[B], error) {
+	v, err := read(ctx, Caller(ctx).TenantID, id)
+	if err != nil {
+		return nil, notFound(err, what, id)
+	}
+	return &resourceOutput[B]{Body: body(v)}, nil
+}
+
 // registryResource is a registry resource that clients create or replace whole with PUT and
 // read with GET at one path (sites, tariffs, weather stations); writing takes scope admin.
 type registryResource struct {

@@ -108,9 +108,7 @@ func allowedMethods(router chi.Router, path string) []string {
 func NewMain(cfg Config) (http.Handler, huma.API) {
 	router, api := newAPI("main", "Energy data service",
 		"Collects smart-meter archives and answers consumption, comparison, heating, weather and target questions.", cfg)
-	registerSites(api, cfg.Registry)
-	registerTariffs(api, cfg.Registry)
-	registerStations(api, cfg.Registry)
+	registerRegistry(api, cfg.Registry)
 	registerWeather(api, cfg.Registry)
 	registerHeatingSchedule(api, cfg.Registry)
 	registerComparison(api, cfg.Registry, cfg.Comparisons)

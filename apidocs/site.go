@@ -4,21 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"energy/schema/registry"
 )
-
-// siteHandler serves the site resource (scope admin; reads also with read).
-type siteHandler struct{ reg *registry.Store }
-
-func registerSites(api huma.API, reg *registry.Store) {
-	h := &siteHandler{reg: reg}
-	registerPutGet(api, registryResource{operation: "site", name: "site", path: "/v2/sites/{siteId}",
-		putDescription: "Every field is optional; timezone defaults to Europe/Paris and heatingFluid to NONE. A tariffId or weatherStationId that does not exist is rejected with 400 naming it.",
-		readScopes:     []registry.Scope{registry.ScopeAdmin, registry.ScopeRead},
-	}, h.put, h.get)
-}
 
 // SiteBody is a site as sent to and returned by PUT/GET /v2/sites/{siteId}.
 type SiteBody struct {
@@ -40,7 +27,7 @@ type putSiteInput struct {
 	Body   SiteBody
 }
 
-func (h *siteHandler) put(ctx context.Context, in *putSiteInput) (*siteOutput, error) {
+func (h *registryHandler) putSite(ctx context.Context, in *putSiteInput) (*resourceOutput[SiteBody], error) {
 	if err := pathID("siteId", in.SiteID, in.Body.SiteID); err != nil {
 		return nil, err
 	}
@@ -55,25 +42,21 @@ func (h *siteHandler) put(ctx context.Context, in *putSiteInput) (*siteOutput, e
 		return nil, err
 	}
 	s.Normalize()
-	return &siteOutput{Body: siteBody(s)}, nil
+	return &resourceOutput[SiteBody]{Body: siteBody(s)}, nil
 }
 
 type SiteIDParam struct {
 	SiteID string `path:"siteId" doc:"Site identifier" example:"SITE-1"`
 }
 
-func (h *siteHandler) get(ctx context.Context, in *SiteIDParam) (*siteOutput, error) {
+func (h *registryHandler) getSite(ctx context.Context, in *SiteIDParam) (*resourceOutput[SiteBody], error) {
 	s, err := h.reg.SiteWithContact(ctx, Caller(ctx).TenantID, in.SiteID)
 	if errors.Is(err, registry.ErrNotFound) {
 		return nil, SiteNotFound(in.SiteID)
 	} else if err != nil {
 		return nil, err
 	}
-	return &siteOutput{Body: siteBody(s)}, nil
-}
-
-type siteOutput struct {
-	Body SiteBody
+	return &resourceOutput[SiteBody]{Body: siteBody(s)}, nil
 }
 
 func siteBody(s registry.Site) SiteBody {

@@ -3,20 +3,8 @@ package apidocs
 import (
 	"context"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"energy/schema/registry"
 )
-
-// stationHandler serves the weather station resource (scope admin).
-type stationHandler struct{ reg *registry.Store }
-
-func registerStations(api huma.API, reg *registry.Store) {
-	h := &stationHandler{reg: reg}
-	registerPutGet(api, registryResource{operation: "weather-station", name: "weather station", path: "/v1/weather-stations/{stationId}",
-		readScopes: []registry.Scope{registry.ScopeAdmin},
-	}, h.put, h.get)
-}
 
 // StationBody is a weather station as sent to and returned by PUT/GET /v1/weather-stations/{stationId}.
 type StationBody struct {
@@ -32,7 +20,7 @@ type putStationInput struct {
 	Body      StationBody
 }
 
-func (h *stationHandler) put(ctx context.Context, in *putStationInput) (*stationOutput, error) {
+func (h *registryHandler) putStation(ctx context.Context, in *putStationInput) (*resourceOutput[StationBody], error) {
 	if err := pathID("stationId", in.StationID, in.Body.StationID); err != nil {
 		return nil, err
 	}
@@ -40,23 +28,15 @@ func (h *stationHandler) put(ctx context.Context, in *putStationInput) (*station
 	if err := h.reg.PutStation(ctx, st); err != nil {
 		return nil, err
 	}
-	return &stationOutput{Body: stationBody(st)}, nil
+	return &resourceOutput[StationBody]{Body: stationBody(st)}, nil
 }
 
 type StationIDParam struct {
 	StationID string `path:"stationId" doc:"Weather station identifier" example:"07149"`
 }
 
-func (h *stationHandler) get(ctx context.Context, in *StationIDParam) (*stationOutput, error) {
-	st, err := h.reg.Station(ctx, Caller(ctx).TenantID, in.StationID)
-	if err != nil {
-		return nil, notFound(err, "weather station", in.StationID)
-	}
-	return &stationOutput{Body: stationBody(st)}, nil
-}
-
-type stationOutput struct {
-	Body StationBody
+func (h *registryHandler) getStation(ctx context.Context, in *StationIDParam) (*resourceOutput[StationBody], error) {
+	return readResource(ctx, "weather station", in.StationID, h.reg.Station, stationBody)
 }
 
 func stationBody(st registry.Station) StationBody {

@@ -3,21 +3,8 @@ package apidocs
 import (
 	"context"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"energy/schema/registry"
 )
-
-// tariffHandler serves the tariff resource (scope admin).
-type tariffHandler struct{ reg *registry.Store }
-
-func registerTariffs(api huma.API, reg *registry.Store) {
-	h := &tariffHandler{reg: reg}
-	registerPutGet(api, registryResource{operation: "tariff", name: "tariff", path: "/v2/tariffs/{tariffId}",
-		putDescription: "Dates are local dates of the site; a period runs until the next validFrom. Prices in EUR/kWh, standing charges in EUR/year.",
-		readScopes:     []registry.Scope{registry.ScopeAdmin},
-	}, h.put, h.get)
-}
 
 // TariffBody is a tariff as sent to and returned by PUT/GET /v2/tariffs/{tariffId}.
 type TariffBody struct {
@@ -38,7 +25,7 @@ type putTariffInput struct {
 	Body     TariffBody
 }
 
-func (h *tariffHandler) put(ctx context.Context, in *putTariffInput) (*tariffOutput, error) {
+func (h *registryHandler) putTariff(ctx context.Context, in *putTariffInput) (*resourceOutput[TariffBody], error) {
 	if err := pathID("tariffId", in.TariffID, in.Body.TariffID); err != nil {
 		return nil, err
 	}
@@ -50,23 +37,15 @@ func (h *tariffHandler) put(ctx context.Context, in *putTariffInput) (*tariffOut
 		return nil, err
 	}
 	t.Normalize()
-	return &tariffOutput{Body: tariffBody(t)}, nil
+	return &resourceOutput[TariffBody]{Body: tariffBody(t)}, nil
 }
 
 type TariffIDParam struct {
 	TariffID string `path:"tariffId" doc:"Tariff identifier" example:"HPHC-2024"`
 }
 
-func (h *tariffHandler) get(ctx context.Context, in *TariffIDParam) (*tariffOutput, error) {
-	t, err := h.reg.Tariff(ctx, Caller(ctx).TenantID, in.TariffID)
-	if err != nil {
-		return nil, notFound(err, "tariff", in.TariffID)
-	}
-	return &tariffOutput{Body: tariffBody(t)}, nil
-}
-
-type tariffOutput struct {
-	Body TariffBody
+func (h *registryHandler) getTariff(ctx context.Context, in *TariffIDParam) (*resourceOutput[TariffBody], error) {
+	return readResource(ctx, "tariff", in.TariffID, h.reg.Tariff, tariffBody)
 }
 
 func tariffBody(t registry.Tariff) TariffBody {
