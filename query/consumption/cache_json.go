@@ -105,6 +105,7 @@ var errNotFinite = errors.New("json: unsupported value: NaN or infinite number")
 // jsonEncoder holds what appendResult remembers from one item to the next: an answer's items
 // repeat their map keys, zone offsets and timestamps (an item's end is the next one's start).
 type jsonEncoder struct {
+	err  error                // the first value refused, see keep
 	keys [mapMembers][]string // the sorted keys last written, per map member
 	zone zoneSpan
 	last struct { // the last timestamp written and its text
@@ -170,61 +171,40 @@ func (e *jsonEncoder) appendResult(b []byte, r *ConsumptionResult) ([]byte, erro
 }
 
 func (e *jsonEncoder) appendConsumption(b []byte, c *Consumption) ([]byte, error) {
-	var err error
 	b = append(b, `{"period":`...)
 	b = e.appendPeriod(b, c.Period)
 	b = append(b, `,"energyMeter":{"total":`...)
-	if b, err = appendFloatPtr(b, c.EnergyMeter.Total); err != nil {
-		return nil, err
-	}
+	b = e.keep(appendFloatPtr(b, c.EnergyMeter.Total))
 	b = append(b, `,"byTariffHeading":`...)
-	if b, err = e.appendFloatMap(b, keysEnergy, c.EnergyMeter.ByTariffHeading); err != nil {
-		return nil, err
-	}
+	b = e.keep(e.appendFloatMap(b, keysEnergy, c.EnergyMeter.ByTariffHeading))
 	b = append(b, '}')
 	if c.Volume != nil {
 		b = append(b, `,"volume":{"total":`...)
-		if b, err = appendFloatPtr(b, c.Volume.Total); err != nil {
-			return nil, err
-		}
+		b = e.keep(appendFloatPtr(b, c.Volume.Total))
 		b = append(b, `,"unit":`...)
 		b = appendString(b, c.Volume.Unit)
 		b = append(b, '}')
 	}
 	if c.Cost != nil {
 		b = append(b, `,"cost":{"total":`...)
-		if b, err = appendFloat(b, c.Cost.Total); err != nil {
-			return nil, err
-		}
+		b = e.keep(appendFloat(b, c.Cost.Total))
 		b = append(b, `,"standingCharge":`...)
-		if b, err = appendFloat(b, c.Cost.StandingCharge); err != nil {
-			return nil, err
-		}
+		b = e.keep(appendFloat(b, c.Cost.StandingCharge))
 		b = append(b, `,"standingChargeByComponents":`...)
-		if b, err = e.appendFloatMap(b, keysStandingCharge, c.Cost.StandingChargeByComponents); err != nil {
-			return nil, err
-		}
+		b = e.keep(e.appendFloatMap(b, keysStandingCharge, c.Cost.StandingChargeByComponents))
 		b = append(b, `,"byTariffHeading":`...)
-		if b, err = e.appendFloatMap(b, keysCost, c.Cost.ByTariffHeading); err != nil {
-			return nil, err
-		}
+		b = e.keep(e.appendFloatMap(b, keysCost, c.Cost.ByTariffHeading))
 		b = append(b, '}')
 	}
 	if c.CarbonFootprint != nil {
 		b = append(b, `,"carbonFootprint":{"coefficient":`...)
-		if b, err = appendFloat(b, c.CarbonFootprint.Coefficient); err != nil {
-			return nil, err
-		}
+		b = e.keep(appendFloat(b, c.CarbonFootprint.Coefficient))
 		b = append(b, `,"total":`...)
-		if b, err = appendFloatPtr(b, c.CarbonFootprint.Total); err != nil {
-			return nil, err
-		}
+		b = e.keep(appendFloatPtr(b, c.CarbonFootprint.Total))
 		b = append(b, '}')
 	}
 	b = append(b, `,"quality":`...)
-	if b, err = appendFloat(b, c.Quality); err != nil {
-		return nil, err
-	}
+	b = e.keep(appendFloat(b, c.Quality))
 	b = append(b, `,"errorFlags":`...)
 	b = appendStrings(b, c.ErrorFlags)
 	b = append(b, `,"indexNatures":`...)
@@ -239,16 +219,24 @@ func (e *jsonEncoder) appendConsumption(b []byte, c *Consumption) ([]byte, error
 	b = strconv.AppendBool(b, c.UsingLoadCurve)
 	if c.Ratios != nil {
 		b = append(b, `,"ratios":{"byTariffHeading":`...)
-		if b, err = e.appendFloatMap(b, keysRatios, c.Ratios.ByTariffHeading); err != nil {
-			return nil, err
-		}
+		b = e.keep(e.appendFloatMap(b, keysRatios, c.Ratios.ByTariffHeading))
 		b = append(b, `,"byTariffHeadingGroup":`...)
-		if b, err = e.appendFloatMap(b, keysRatioGroups, c.Ratios.ByTariffHeadingGroup); err != nil {
-			return nil, err
-		}
+		b = e.keep(e.appendFloatMap(b, keysRatioGroups, c.Ratios.ByTariffHeadingGroup))
 		b = append(b, '}')
 	}
+	if e.err != nil {
+		return nil, e.err
+	}
 	return append(b, '}'), nil
+}
+
+// keep returns b, remembering err: a value that encoding/json refuses (NaN or infinite) fails
+// the whole answer, checked once at the item's end.
+func (e *jsonEncoder) keep(b []byte, err error) []byte {
+	if err != nil {
+		e.err = err
+	}
+	return b
 }
 
 func (e *jsonEncoder) appendPeriod(b []byte, p Period) []byte {

@@ -2,6 +2,7 @@ package consumption
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -146,9 +147,19 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 func TestEncodeJSONRejectsNaN(t *testing.T) {
 	nan := 0.0
 	nan /= nan
-	r := &ConsumptionResult{Consumptions: []Consumption{{Quality: nan}}}
-	if _, err := EncodeJSON(r); err == nil {
-		t.Error("NaN encoded")
+	for name, c := range map[string]Consumption{
+		"quality":    {Quality: nan},
+		"cost total": {Cost: &Cost{Total: nan}, Quality: 100},
+		"ratio":      {Ratios: &Ratios{ByTariffHeading: map[string]float64{"HC": nan}}},
+	} {
+		r := &ConsumptionResult{Consumptions: []Consumption{{Quality: 100}, c}}
+		if _, err := EncodeJSON(r); err == nil {
+			t.Errorf("%s: NaN encoded", name)
+		}
+		// The hand-written encoder refuses it itself (EncodeJSON then tries encoding/json).
+		if b, err := appendResult(nil, r); !errors.Is(err, errNotFinite) || b != nil {
+			t.Errorf("%s: appendResult gave %q, %v; want no bytes and errNotFinite", name, b, err)
+		}
 	}
 }
 
