@@ -1,7 +1,9 @@
 // Package metric declares the service's Prometheus series, each in one line where it is
-// used: its full name stays written out there, so that a search of the code finds every
-// series the service exposes (dashboards and tests look them up by name). Series are
-// registered with the default registry, which energyd serves on /metrics.
+// used: its full name stays written out there, so that a search of the code finds the series
+// the service exposes (dashboards and tests look them up by name). The result caches are the
+// exception: their five series each are named from a family (query/cache.NewMetrics), and the
+// deploy test looks those up in the registry. Series are registered with the default registry,
+// which energyd serves on /metrics.
 package metric
 
 import (
