@@ -256,8 +256,8 @@ func (c *Engine) plan(site registry.Site, req Request) (*plan, error) {
 }
 
 // fetch reads, concurrently, the tariff of the plan's fluid and the readings or load curve it
-// needs over [from, to]. Load-curve steps read the tariff first (from memory, the site
-// directory): its time-of-use schedule shapes the grid the load curve is summed over.
+// needs over [from, to]. Load-curve steps summed in ClickHouse read the tariff first (from
+// memory, the site directory): its time-of-use schedule shapes the grid they are summed over.
 func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, to time.Time) (*fetched, error) {
 	d := &fetched{}
 	g, gctx := errgroup.WithContext(ctx)
@@ -271,7 +271,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	}
 	switch {
 	case p.tariffID == "":
-	case p.loadCurveSteps:
+	case p.loadCurveSteps && c.curveSums:
 		if err := fetchTariff(ctx); err != nil {
 			return nil, err
 		}
@@ -286,8 +286,10 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	switch {
 	case p.loadCurveSteps: // indexes only answer a site without load curve in the period
 		g.Go(func() (err error) {
-			if d.curve, err = c.readCurve(gctx, site, p, d.tariff, from, to); err != nil {
-				return err
+			if c.curveSums { // the tariff is read already
+				if d.curve, err = c.readCurve(gctx, site, p, d.tariff, from, to); err != nil {
+					return err
+				}
 			}
 			if d.curve == nil { // the sums cannot stand for the points: resolve them in Go
 				if d.points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, from, to); err != nil || len(d.points) > 0 {

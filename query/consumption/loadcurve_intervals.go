@@ -150,9 +150,6 @@ func (b *itemBuilder) buildFromCurve(items []Consumption, steps []Step, c *curve
 // the grid of the steps and the tariff's headings and days; nil when that grid is refused or
 // the sums cannot stand for the points (then the points are resolved and cut in Go).
 func (c *Engine) readCurve(ctx context.Context, site registry.Site, p *plan, tariff *registry.Tariff, from, to time.Time) (*curveRead, error) {
-	if !c.curveSums {
-		return nil, nil
-	}
 	g, ok := curveGridFor(p.steps, from, to, newTimeOfUse(tariff, p.loc))
 	if !ok {
 		return nil, nil
