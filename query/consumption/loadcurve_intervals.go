@@ -21,7 +21,7 @@ func curveGridFor(steps []Step, start, end time.Time, tou *timeOfUse) (g curveGr
 	var step int64
 	add := func(t time.Time) bool {
 		d := t.Sub(start)
-		if d <= 0 || !t.Before(end) && !t.Equal(end) {
+		if d <= 0 || t.After(end) {
 			return true
 		}
 		if d%time.Second != 0 {
