@@ -180,39 +180,20 @@ const (
 // bracket is set; sorted by pod, dial, ts, the old meter's index first at a meter change. raw
 // reads the raw monthly table instead of the by-site one (same rows, same answer).
 //
-// The window is [from − 35 days, to + 35 days]. When a series (or the whole site) has no reading
-// in one of its margins, the nearest reading within 400 days on that side is added to every
-// series (never after now: readings are not dated in the future). One query reads both: with
-// bracket set it reads the 400-day margins at once, which costs a few more rows of one narrow
-// range and saves a second round trip to ClickHouse, the larger cost of a per-site answer.
+// The first read covers [from − 35 days, to + 35 days]: with daily or monthly readings it holds
+// the brackets, and the rows read stay proportional to the period whatever the site's history.
+// Only when a series (or the whole site) has no reading in one of those margins does a second
+// read look up to 400 days farther on that side, and the nearest reading found there is added to
+// every series (never after now: readings are not dated in the future).
 func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, raw bool, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
 	// Bounds are whole seconds, as DateTime columns and bound values are.
 	from, to = from.UTC().Truncate(time.Second), to.UTC().Truncate(time.Second)
 	lo, hi := from.Add(-readingWindow), to.Add(readingWindow)
-	// Past the window's end only when the after side can be needed: when it ends before now.
-	wantAfter := bracket && hi.Before(now)
-	readLo, readHi := lo, hi
-	if bracket {
-		readLo = from.Add(-readingLookaround)
-	}
-	if wantAfter {
-		readHi = to.Add(readingLookaround)
-	}
 	site := db.ReadSite(tenantID, siteID)
-	recs, err := queryRecords(ctx, site, fl.readingsOf(site, raw), tenantID, siteID, natures, readLo, readHi)
+	sql := fl.readingsOf(site, raw)
+	window, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, lo, hi)
 	if err != nil {
 		return nil, err
-	}
-	var window, beforeRecs, afterRecs []record
-	for _, r := range recs {
-		switch {
-		case r.ts.Before(lo):
-			beforeRecs = append(beforeRecs, r)
-		case r.ts.After(hi):
-			afterRecs = append(afterRecs, r)
-		default:
-			window = append(window, r)
-		}
 	}
 	out := resolveRecords(window)
 	sortReadings(out)
@@ -220,16 +201,30 @@ func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, raw bool, te
 		return out, nil
 	}
 	before, after := missingBrackets(out, from, to)
-	after = after && wantAfter
+	after = after && hi.Before(now) // past the window's end only when it ends before now
 	if !before && !after {
 		return out, nil
 	}
-	var margins []record
-	if before { // the last reading of each series in [from − 400 days, from − 35 days)
-		margins = append(margins, beforeRecs...)
+	// The second read spans the missing sides only (both: one read across the window, whose rows
+	// are left out below).
+	readLo, readHi := hi.Add(time.Second), to.Add(readingLookaround)
+	if before {
+		readLo = from.Add(-readingLookaround)
+		if !after {
+			readHi = lo.Add(-time.Second)
+		}
 	}
-	if after { // the first reading of each series in (to + 35 days, to + 400 days]
-		margins = append(margins, afterRecs...)
+	recs, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, readLo, readHi)
+	if err != nil {
+		return nil, err
+	}
+	// The last reading of each series in [from − 400 days, from − 35 days), the first one in
+	// (to + 35 days, to + 400 days].
+	var margins []record
+	for _, r := range recs {
+		if (before && r.ts.Before(lo)) || (after && r.ts.After(hi)) {
+			margins = append(margins, r)
+		}
 	}
 	more := resolveRecords(margins)
 	sortReadings(more)
