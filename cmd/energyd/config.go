@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ type config struct {
 	GasCarbonCoefficient float64
 	// MemoryHeadroomMB is added to CacheMB for the Go collector's soft memory limit.
 	MemoryHeadroomMB int
+	// LoadCurveSums answers load-curve steps from ClickHouse's sums per interval instead of the
+	// points (slower on 18.16, measured by make bench-sums; for servers where it is faster).
+	LoadCurveSums bool
 	// Bounds of every ClickHouse call: reads, inserts and other writes, migration statements.
 	StoreTimeouts schema.Timeouts
 	// Target notifications: SMTP for EMAIL, an HTTP gateway for SMS (its token from the
@@ -80,7 +84,8 @@ func loadConfig(args []string) (config, error) {
 	str(&cacheMB, "cache-mb", "ENERGY_CACHE_MB", "256", "approximate memory bound of the consumption result cache, MiB")
 	str(&carbon, "carbon-coefficient", "ENERGY_CARBON_COEFFICIENT", "0.052", "kgCO2e/kWh of sites whose tariff has none (default: ADEME Base Empreinte, French average mix)")
 	str(&gasCarbon, "gas-carbon-coefficient", "ENERGY_GAS_CARBON_COEFFICIENT", "0.227", "kgCO2e/kWh of gas for sites whose gas tariff has none (default: ADEME Base Empreinte, natural gas)")
-	var headroom string
+	var headroom, curveSums string
+	str(&curveSums, "load-curve-sums", "ENERGY_LOAD_CURVE_SUMS", "false", "true: HOURS and MINUTES steps summed by ClickHouse per interval instead of from the points (same answers; slower on ClickHouse 18.16, measure yours with make bench-sums)")
 	str(&headroom, "memory-headroom-mb", "ENERGY_MEMORY_HEADROOM_MB", "128", "MiB beyond --cache-mb in the Go soft memory limit (GOMEMLIMIT, when set, wins)")
 	var queryTimeout, insertTimeout, migrationTimeout string
 	str(&queryTimeout, "query-timeout", "ENERGY_QUERY_TIMEOUT", "10s", "longest wait for one ClickHouse read; a stalled store answers 503 within it")
@@ -150,6 +155,9 @@ func loadConfig(args []string) (config, error) {
 	}
 	if _, err := fmt.Sscan(headroom, &c.MemoryHeadroomMB); err != nil || c.MemoryHeadroomMB < 16 {
 		return c, fmt.Errorf("--memory-headroom-mb: %q is not a number ≥ 16", headroom)
+	}
+	if c.LoadCurveSums, err = strconv.ParseBool(curveSums); err != nil {
+		return c, fmt.Errorf("--load-curve-sums: %q is not true or false", curveSums)
 	}
 	if _, err := fmt.Sscan(chPort, &c.ClickHousePort); err != nil || c.ClickHousePort < 0 || c.ClickHousePort > 65535 {
 		return c, fmt.Errorf("--clickhouse-port: %q is not a port number from 0 to 65535", chPort)

@@ -44,7 +44,14 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatalf("upload rate flags: %d bytes/s after %s (%v)", c.UploadMinRate, c.UploadGrace, err)
 	}
 
-	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--job-lease", "2m"}, {"--job-lease", "0s"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"},
+	if c.LoadCurveSums {
+		t.Fatal("load-curve sums on by default")
+	}
+	if c, err = loadConfig([]string{"--load-curve-sums", "true"}); err != nil || !c.LoadCurveSums {
+		t.Fatalf("--load-curve-sums true: %v (%v)", c.LoadCurveSums, err)
+	}
+
+	for _, bad := range [][]string{{"--load-curve-sums", "maybe"}, {"--job-deadline", "soon"}, {"--job-lease", "2m"}, {"--job-lease", "0s"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"},
 		{"--upload-min-rate", "0"}, {"--upload-min-rate", "fast"}, {"--upload-grace", "-1s"}} {
 		if _, err := loadConfig(bad); err == nil {
 			t.Errorf("loadConfig(%v) accepted a bad value", bad)
