@@ -83,6 +83,17 @@ func (s *listenerSeries) of(route, method string, status int) *routeSeries {
 	return v.(*routeSeries)
 }
 
+// metricMethod is the method label of a request: HTTP's own methods as they are, any other
+// word a client sends as OTHER, so that clients cannot grow the series without bound.
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
+}
+
 // measure records every request by chi route pattern (never the raw path, which would make
 // one series per site id) and writes its access-log line.
 func measure(listener string, log *slog.Logger) func(http.Handler) http.Handler {
@@ -103,7 +114,7 @@ func measure(listener string, log *slog.Logger) func(http.Handler) http.Handler 
 				rec.status = http.StatusOK
 			}
 			elapsed := time.Since(start)
-			s := series.of(route, r.Method, rec.status)
+			s := series.of(route, metricMethod(r.Method), rec.status)
 			s.requests.Inc()
 			s.duration.Observe(elapsed.Seconds())
 			logRequest(log, r, listener, route, rec.status, rec.bytes, elapsed)

@@ -23,6 +23,8 @@ func TestMetricsExposeRequestsClickHouseAndRuntime(t *testing.T) {
 	h.do("GET", "/v2/sites/METRICS-1", h.admin, "")
 	h.do("GET", "/v2/sites/METRICS-404", h.admin, "")
 	h.do("GET", "/v2/nowhere", "", "")
+	h.do("BREW-1", "/v2/sites/METRICS-1", h.admin, "")
+	h.do("BREW-2", "/v2/sites/METRICS-1", h.admin, "")
 	st, b, hdr := h.do("GET", "/metrics", "", "")
 	if st != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/plain") {
 		t.Fatalf("/metrics: %d %s", st, hdr.Get("Content-Type"))
@@ -35,6 +37,8 @@ func TestMetricsExposeRequestsClickHouseAndRuntime(t *testing.T) {
 		`energy_http_requests_total{listener="main",method="GET",route="unmatched",status="404"}`,
 		`energy_http_request_duration_seconds_bucket{listener="main",method="GET",route="/v2/sites/{siteId}",le="0.1"}`,
 		`energy_http_requests_in_flight{listener="main"}`,
+		// Methods outside HTTP's own share one label value, whatever clients send.
+		`energy_http_requests_total{listener="main",method="OTHER",route="unmatched",status="405"} 2`,
 		`energy_clickhouse_query_duration_seconds_bucket{op="query"`,
 		`energy_clickhouse_query_duration_seconds_count{op="insert"}`,
 		"go_goroutines ", "go_memstats_heap_alloc_bytes ", "go_gc_duration_seconds",
@@ -43,6 +47,9 @@ func TestMetricsExposeRequestsClickHouseAndRuntime(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	if strings.Contains(text, "BREW-") {
+		t.Error("/metrics labels carry a client's raw method")
 	}
 	if strings.Contains(text, "METRICS-1") || strings.Contains(text, "METRICS-404") {
 		t.Error("/metrics labels carry a raw site id: one series per site would explode")
