@@ -187,3 +187,42 @@ func TestDirectoryFollowsAnotherProcess(t *testing.T) {
 		t.Fatalf("a site created a moment ago through the other store: %v", err)
 	}
 }
+
+// TestDirectoryKeepsAnUnchangedCopy: an aged copy whose registry rows are unchanged is kept
+// after one small query (their fingerprint), not read whole again; an edit no version announced
+// (another store, not watched) changes the fingerprint, and the copy is read again.
+func TestDirectoryKeepsAnUnchangedCopy(t *testing.T) {
+	db := chtest.DB(t)
+	ctx := context.Background()
+	s := New(db)
+	clock := time.Now()
+	s.Directory.Now = func() time.Time { return clock }
+	if err := s.PutSite(ctx, Site{TenantID: "acme", SiteID: "S1", Timezone: "America/New_York"}); err != nil {
+		t.Fatal(err)
+	}
+	site := func() (Site, int64) {
+		t.Helper()
+		qctx, queries := schema.CountQueries(ctx)
+		got, err := s.Directory.Site(qctx, "acme", "S1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, queries()
+	}
+	if got, n := site(); got.Timezone != "America/New_York" || n != 3 {
+		t.Fatalf("first lookup: %s after %d queries; want America/New_York after 3 (fingerprint, sites, tariffs)", got.Timezone, n)
+	}
+	for range 3 {
+		clock = clock.Add(DirectoryMaxAge)
+		if got, n := site(); got.Timezone != "America/New_York" || n != 1 {
+			t.Fatalf("an aged, unchanged copy: %s after %d queries; want the copy after 1 (the fingerprint)", got.Timezone, n)
+		}
+	}
+	if err := New(db).PutSite(ctx, Site{TenantID: "acme", SiteID: "S1", Timezone: "Asia/Tokyo"}); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(DirectoryMaxAge)
+	if got, n := site(); got.Timezone != "Asia/Tokyo" || n != 3 {
+		t.Fatalf("an aged copy after an unannounced edit: %s after %d queries; want Asia/Tokyo after 3", got.Timezone, n)
+	}
+}
