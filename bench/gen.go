@@ -91,55 +91,46 @@ func Tariff(year int) registry.Tariff {
 	}
 }
 
-// Generate loads the data set: the tariff and sites through the registry, the readings with
-// column-wise PrepareBatch inserts of SitesPerBatch sites each. Batches are generated in Go
-// while earlier ones are inserted, by loadInserts inserts at a time (one insert keeps one
-// ClickHouse core busy), so that a large fleet (10,000 sites: 176 M points) loads at the
-// server's rate rather than at the sum of both. progress, when not nil, gets the number of
-// sites loaded so far.
+// Generate loads the data set: Register, then LoadReadings.
 func Generate(ctx context.Context, db *schema.DB, reg *registry.Store, s Spec, progress func(done int)) error {
+	if err := Register(ctx, reg, s); err != nil {
+		return err
+	}
+	return LoadReadings(ctx, db, s, progress)
+}
+
+// Register puts the data set's tariff and sites in the registry (timed apart from the readings:
+// another store loading the same readings has no registry to fill).
+func Register(ctx context.Context, reg *registry.Store, s Spec) error {
 	if err := reg.PutTariff(ctx, Tariff(s.Year)); err != nil {
 		return fmt.Errorf("tariff: %w", err)
 	}
-	if err := putSites(ctx, reg, s.Sites); err != nil {
-		return err
-	}
+	return putSites(ctx, reg, s.Sites)
+}
+
+// LoadReadings inserts the data set's readings with column-wise PrepareBatch inserts of
+// SitesPerBatch sites each. Batches are generated in their own goroutine while earlier ones are
+// inserted, by loadInserts inserts at a time (one insert keeps one ClickHouse core busy), so
+// that a large fleet (10,000 sites: 176 M points) loads at the server's rate rather than at the
+// sum of both. progress, when not nil, gets the number of sites loaded so far.
+func LoadReadings(ctx context.Context, db *schema.DB, s Spec, progress func(done int)) error {
 	g, ctx := errgroup.WithContext(ctx)
-	type batch struct {
-		first, last int
-		curve       *CurveColumns
-		idx         *IndexColumns
-	}
-	batches := make(chan batch)
-	g.Go(func() error {
-		defer close(batches)
-		for first := 0; first < s.Sites; first += SitesPerBatch {
-			b := batch{first: first, last: min(first+SitesPerBatch, s.Sites)}
-			var err error
-			if b.curve, b.idx, err = GenerateSites(b.first, b.last, s.Year); err != nil {
-				return err
-			}
-			select {
-			case batches <- b:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	})
+	batches := make(chan *Batch)
+	g.Go(func() error { return GenerateBatches(ctx, s, loadInserts+2, batches) })
 	var mu sync.Mutex
 	done := 0
 	for range loadInserts {
 		g.Go(func() error {
 			for b := range batches {
-				if err := b.curve.insert(ctx, db); err != nil {
-					return fmt.Errorf("load curves of sites %d-%d: %w", b.first, b.last-1, err)
+				if err := b.Curve.insert(ctx, db); err != nil {
+					return fmt.Errorf("load curves of sites %d-%d: %w", b.First, b.Last-1, err)
 				}
-				if err := b.idx.insert(ctx, db); err != nil {
-					return fmt.Errorf("indexes of sites %d-%d: %w", b.first, b.last-1, err)
+				if err := b.Indexes.insert(ctx, db); err != nil {
+					return fmt.Errorf("indexes of sites %d-%d: %w", b.First, b.Last-1, err)
 				}
+				b.Release()
 				mu.Lock()
-				done += b.last - b.first
+				done += b.Last - b.First
 				if progress != nil {
 					progress(done)
 				}
@@ -191,7 +182,7 @@ func putSites(ctx context.Context, reg *registry.Store, n int) error {
 }
 
 // GenerateSites makes the readings of sites [first, last), site after site and in time order
-// within a site: the rows Generate inserts, for loading the same data set into another store.
+// within a site: the rows LoadReadings inserts.
 func GenerateSites(first, last, year int) (*CurveColumns, *IndexColumns, error) {
 	loc, err := time.LoadLocation(Timezone)
 	if err != nil {
@@ -199,20 +190,30 @@ func GenerateSites(first, last, year int) (*CurveColumns, *IndexColumns, error) 
 	}
 	var curve CurveColumns
 	var idx IndexColumns
+	generateInto(first, last, year, loc, &curve, &idx)
+	return &curve, &idx, nil
+}
+
+// generateInto replaces the rows of curve and idx by those of sites [first, last), keeping the
+// memory of their columns.
+func generateInto(first, last, year int, loc *time.Location, curve *CurveColumns, idx *IndexColumns) {
 	// Columns sized up front: growing them by append copied each ~10 times over (most of the
 	// generator's time).
 	spec := Spec{Sites: last - first, Year: year}
-	curve.grow(spec.Sites * spec.PointsPerSite())
-	idx.grow(spec.Sites * spec.IndexesPerSite())
+	curve.reset(spec.Sites * spec.PointsPerSite())
+	idx.reset(spec.Sites * spec.IndexesPerSite())
 	for i := first; i < last; i++ {
-		generateSite(i, year, loc, &curve, &idx)
+		generateSite(i, year, loc, curve, idx)
 	}
-	return &curve, &idx, nil
 }
 
 // generateSite appends site i's year: 30-minute average powers (even watts, so that a point's
 // energy, W × 0.5 h, is a whole number of Wh) and, at each local midnight, the cumulative index
 // of each dial, equal to the start index plus the curve's energy so far in that dial's hours.
+// It walks the year day by day: a point's shape depends only on its local half-hour of the day
+// (daySlots), the season only on the day, so the calendar and the transcendental functions are
+// worked out once per day or once per half-hour, not per point (TestGeneratedRowsNeverChange
+// pins the rows).
 func generateSite(i, year int, loc *time.Location, curve *CurveColumns, idx *IndexColumns) {
 	rng := rand.New(rand.NewPCG(uint64(i), 2024))
 	site, pod := SiteID(i), podID(i)
@@ -221,33 +222,60 @@ func generateSite(i, year int, loc *time.Location, curve *CurveColumns, idx *Ind
 	waterHeater := i%3 == 0
 	index := map[string]int64{dialHC: 5_000_000 + int64(i)*1000, dialHP: 9_000_000 + int64(i)*1500}
 
-	from, end := time.Date(year, 1, 1, 0, 0, 0, 0, loc), time.Date(year+1, 1, 1, 0, 0, 0, 0, loc)
-	day := from
-	for t := from; t.Before(end); t = t.Add(pointStep) {
-		local := t.In(loc)
-		if local.Hour() == 0 && local.Minute() == 0 { // local midnight: the day's indexes
-			day = local
-			idx.add(site, pod, t, index)
+	end := time.Date(year+1, 1, 1, 0, 0, 0, 0, loc)
+	for day := time.Date(year, 1, 1, 0, 0, 0, 0, loc); day.Before(end); {
+		next := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
+		idx.add(site, pod, day, index)
+		season := math.Max(0, math.Cos(2*math.Pi*float64(day.YearDay()-15)/365)) // 1 mid-January, 0 from spring to autumn
+		generation := time.Date(day.Year(), day.Month(), day.Day()+1, 6, 0, 0, 0, time.UTC)
+		meterDay := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+		dstChange := next.Sub(day) != 24*time.Hour
+		k := 0
+		for t := day.UTC(); t.Before(next); t, k = t.Add(pointStep), k+1 {
+			slot := k // the local half-hour: the k-th point of the day, but on a DST day
+			if dstChange {
+				local := t.In(loc)
+				slot = 2*local.Hour() + local.Minute()/30
+			}
+			s := &daySlots[slot]
+			w := base + heating*season*(0.6+0.4*s.dayCos)
+			w += 900 * s.morning
+			w += 1400 * s.evening
+			if waterHeater && (s.h >= 23 || s.h < 2) {
+				w += 2200
+			}
+			w += rng.Float64() * 80
+			watts := int64(w/2) * 2
+			curve.add(site, pod, t, watts, generation, meterDay)
+			dial := dialHP
+			if s.hour >= hcFrom || s.hour < hcTo {
+				dial = dialHC
+			}
+			index[dial] += watts / 2 // Wh over 30 minutes
 		}
-		h := float64(local.Hour()) + float64(local.Minute())/60
-		season := math.Max(0, math.Cos(2*math.Pi*float64(local.YearDay()-15)/365)) // 1 mid-January, 0 from spring to autumn
-		w := base + heating*season*(0.6+0.4*math.Cos(2*math.Pi*(h-5)/24))
-		w += 900 * math.Exp(-math.Pow(h-7.5, 2)/1.5) // morning
-		w += 1400 * math.Exp(-math.Pow(h-19.5, 2)/3) // evening
-		if waterHeater && (h >= 23 || h < 2) {
-			w += 2200
-		}
-		w += rng.Float64() * 80
-		watts := int64(w/2) * 2
-		curve.add(site, pod, t, watts, day)
-		dial := dialHP
-		if local.Hour() >= hcFrom || local.Hour() < hcTo {
-			dial = dialHC
-		}
-		index[dial] += watts / 2 // Wh over 30 minutes
+		day = next
 	}
 	idx.add(site, pod, end, index)
 }
+
+// daySlot is what a point's power depends on in its local half-hour of the day.
+type daySlot struct {
+	hour             int
+	h                float64 // local hours since midnight
+	dayCos           float64 // the daily heating cycle, lowest at 17:00
+	morning, evening float64 // the morning and evening peaks, up to 1
+}
+
+// daySlots are the 48 local half-hours of a day.
+var daySlots = func() (slots [48]daySlot) {
+	for k := range slots {
+		hour, minute := k/2, k%2*30
+		h := float64(hour) + float64(minute)/60
+		slots[k] = daySlot{hour: hour, h: h, dayCos: math.Cos(2 * math.Pi * (h - 5) / 24),
+			morning: math.Exp(-math.Pow(h-7.5, 2) / 1.5), evening: math.Exp(-math.Pow(h-19.5, 2) / 3)}
+	}
+	return slots
+}()
 
 // CurveColumns are load-curve points, column by column (the columns of load_curve_points).
 type CurveColumns struct {
@@ -257,27 +285,29 @@ type CurveColumns struct {
 	Reliability                 []uint8
 }
 
-func (c *CurveColumns) grow(n int) {
+// reset empties the columns and makes room for n rows.
+func (c *CurveColumns) reset(n int) {
 	for _, col := range []*[]string{&c.Tenant, &c.Site, &c.Pod, &c.Job} {
-		*col = slices.Grow(*col, n)
+		*col = slices.Grow((*col)[:0], n)
 	}
 	for _, col := range []*[]time.Time{&c.Begin, &c.End, &c.Generation, &c.Day} {
-		*col = slices.Grow(*col, n)
+		*col = slices.Grow((*col)[:0], n)
 	}
-	c.Value = slices.Grow(c.Value, n)
-	c.Reliability = slices.Grow(c.Reliability, n)
+	c.Value = slices.Grow(c.Value[:0], n)
+	c.Reliability = slices.Grow(c.Reliability[:0], n)
 }
 
-func (c *CurveColumns) add(site, pod string, begin time.Time, watts int64, localDay time.Time) {
+// add appends one point; begin is in UTC, generation and day are the same for a whole local day.
+func (c *CurveColumns) add(site, pod string, begin time.Time, watts int64, generation, day time.Time) {
 	c.Tenant = append(c.Tenant, Tenant)
 	c.Site = append(c.Site, site)
 	c.Pod = append(c.Pod, pod)
-	c.Begin = append(c.Begin, begin.UTC())
-	c.End = append(c.End, begin.Add(pointStep).UTC())
-	c.Generation = append(c.Generation, time.Date(localDay.Year(), localDay.Month(), localDay.Day()+1, 6, 0, 0, 0, time.UTC))
+	c.Begin = append(c.Begin, begin)
+	c.End = append(c.End, begin.Add(pointStep))
+	c.Generation = append(c.Generation, generation)
 	c.Value = append(c.Value, watts)
 	c.Reliability = append(c.Reliability, 0)
-	c.Day = append(c.Day, time.Date(localDay.Year(), localDay.Month(), localDay.Day(), 0, 0, 0, 0, time.UTC))
+	c.Day = append(c.Day, day)
 	c.Job = append(c.Job, jobID)
 }
 
@@ -294,14 +324,15 @@ type IndexColumns struct {
 	Value                                []int64 // Wh
 }
 
-func (c *IndexColumns) grow(n int) {
+// reset empties the columns and makes room for n rows.
+func (c *IndexColumns) reset(n int) {
 	for _, col := range []*[]string{&c.Tenant, &c.Site, &c.Pod, &c.Nature, &c.Dial, &c.Job} {
-		*col = slices.Grow(*col, n)
+		*col = slices.Grow((*col)[:0], n)
 	}
-	c.TS = slices.Grow(c.TS, n)
-	c.Generation = slices.Grow(c.Generation, n)
-	c.IndexBeforeChange = slices.Grow(c.IndexBeforeChange, n)
-	c.Value = slices.Grow(c.Value, n)
+	c.TS = slices.Grow(c.TS[:0], n)
+	c.Generation = slices.Grow(c.Generation[:0], n)
+	c.IndexBeforeChange = slices.Grow(c.IndexBeforeChange[:0], n)
+	c.Value = slices.Grow(c.Value[:0], n)
 }
 
 func (c *IndexColumns) add(site, pod string, ts time.Time, index map[string]int64) {
@@ -353,13 +384,59 @@ func insertColumnsOnce(ctx context.Context, db *schema.DB, insert string, column
 	if err != nil {
 		return err
 	}
-	for i, col := range columns {
-		if err := b.Column(i).Append(col); err != nil {
-			_ = b.Abort()
-			return fmt.Errorf("column %d: %w", i, err)
+	rows := columnLen(columns[0])
+	for lo := 0; lo < rows; lo += insertChunk {
+		hi := min(lo+insertChunk, rows)
+		for i, col := range columns {
+			if err := b.Column(i).Append(columnSlice(col, lo, hi)); err != nil {
+				_ = b.Abort()
+				return fmt.Errorf("column %d: %w", i, err)
+			}
+		}
+		if hi < rows {
+			if err := b.Flush(); err != nil {
+				_ = b.Abort()
+				return err
+			}
 		}
 	}
 	return b.Send()
+}
+
+// insertChunk is how many rows of a batch insertColumnsOnce encodes before sending them. The
+// driver's column buffers are then reused from chunk to chunk instead of growing to a whole
+// batch (growing them, fresh memory page after page, took most of the loader's CPU), and the
+// server receives rows while the next are encoded. The server gathers the rows of one INSERT
+// into blocks of about a million (min_insert_block_size_rows) before writing parts, so a batch
+// still makes one part per month it covers.
+const insertChunk = 1 << 16
+
+func columnLen(col any) int {
+	switch c := col.(type) {
+	case []string:
+		return len(c)
+	case []time.Time:
+		return len(c)
+	case []int64:
+		return len(c)
+	case []uint8:
+		return len(c)
+	}
+	panic(fmt.Sprintf("column of %T", col))
+}
+
+func columnSlice(col any, lo, hi int) any {
+	switch c := col.(type) {
+	case []string:
+		return c[lo:hi]
+	case []time.Time:
+		return c[lo:hi]
+	case []int64:
+		return c[lo:hi]
+	case []uint8:
+		return c[lo:hi]
+	}
+	panic(fmt.Sprintf("column of %T", col))
 }
 
 // settledTables are the tables the benchmarks' reads use, merged before measuring.
