@@ -158,7 +158,13 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 		logf("generating %d sites × 1 year (%d load-curve points and %d indexes each)...", spec.Sites, spec.PointsPerSite(), spec.IndexesPerSite())
 		every := max(200, spec.Sites/10/bench.SitesPerBatch*bench.SitesPerBatch) // about ten progress lines
 		start := time.Now()
-		err := bench.Generate(ctx, db, reg, spec, func(done int) {
+		if err := bench.Register(ctx, reg, spec); err != nil {
+			return nil, nil, err
+		}
+		r.registerTime = time.Since(start)
+		logf("  sites and tariff registered (%.1f s)", r.registerTime.Seconds())
+		start = time.Now()
+		err := bench.LoadReadings(ctx, db, spec, func(done int) {
 			if done%every == 0 || done == spec.Sites {
 				logf("  %d sites loaded (%.0f s)", done, time.Since(start).Seconds())
 			}
@@ -173,7 +179,7 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 		}
 		r.optimizeTime = time.Since(start)
 		r.loadedNow = true
-		logf("loaded in %.1f s, merged in %.1f s", r.loadTime.Seconds(), r.optimizeTime.Seconds())
+		logf("readings loaded in %.1f s, merged in %.1f s", r.loadTime.Seconds(), r.optimizeTime.Seconds())
 		r.saveLoadTimes(o.dir)
 	} else {
 		r.readLoadTimes(o.dir)

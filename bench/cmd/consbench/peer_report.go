@@ -96,6 +96,10 @@ func (r *peerReport) markdown() string {
 		r.pg.total().Seconds(), r.pg.copyTime.Seconds(), r.pg.indexTime.Seconds(), r.pg.analyzeTime.Seconds(),
 		chLoad.Seconds(), loadNote, r.loadTime.Seconds(), r.optimizeTime.Seconds(),
 		fastest(map[string]time.Duration{"PostgreSQL": r.pg.total(), "ClickHouse": chLoad}))
+	if r.registerTime > 0 {
+		w("| before the load, not in it: the sites and tariff through the service's registry | none (PostgreSQL is given only the readings) | %.1f s%s | – | – |\n",
+			r.registerTime.Seconds(), loadNote)
+	}
 	w("| disk: load curve / indexes (PostgreSQL: with their btree; ClickHouse: with the by-site copy) | %s / %s | %s / %s | – | ClickHouse, %.0f× / %.0f× smaller |\n\n",
 		mib(r.pg.curveBytes), mib(r.pg.indexesBytes), mib(int64(r.chCurve)), mib(int64(r.chIndexes)),
 		float64(r.pg.curveBytes)/float64(max(r.chCurve, 1)), float64(r.pg.indexesBytes)/float64(max(r.chIndexes, 1)))

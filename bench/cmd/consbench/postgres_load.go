@@ -10,6 +10,7 @@ import (
 	"energy/bench"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 )
 
 // pgTables are the two readings tables with the columns of their ClickHouse twins (so that
@@ -47,9 +48,13 @@ type pgLoad struct {
 func (l pgLoad) total() time.Duration { return l.copyTime + l.indexTime + l.analyzeTime }
 
 // loadPostgres loads the data set as a competent PostgreSQL user would: the rows of the same
-// generator, site after site, with COPY … FREEZE in the transaction that creates the tables
-// (rows written frozen and all-visible, no WAL with wal_level minimal, no later VACUUM
-// needed), then the btree indexes built once over the whole tables, then ANALYZE.
+// generator, site after site (generated ahead of COPY in their own goroutine, as for ClickHouse),
+// with COPY … FREEZE in the transaction that creates the tables (rows written frozen and
+// all-visible, no WAL with wal_level minimal, no later VACUUM needed), then the btree indexes
+// built once over the whole tables (by parallel workers), then ANALYZE. One session: FREEZE and
+// the skipped WAL both need the table created in the copying transaction, which no other session
+// can write to; parallel sessions would write the heap a second time as WAL and leave every row
+// to be frozen or hinted later.
 func loadPostgres(ctx context.Context, conn *pgx.Conn, spec bench.Spec) (pgLoad, error) {
 	var l pgLoad
 	start := time.Now()
@@ -63,30 +68,35 @@ func loadPostgres(ctx context.Context, conn *pgx.Conn, spec bench.Spec) (pgLoad,
 			return l, err
 		}
 	}
-	var buf bytes.Buffer
-	for first := 0; first < spec.Sites; first += bench.SitesPerBatch {
-		last := min(first+bench.SitesPerBatch, spec.Sites)
-		curve, idx, err := bench.GenerateSites(first, last, spec.Year)
-		if err != nil {
-			return l, err
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan *bench.Batch)
+	g.Go(func() error { return bench.GenerateBatches(gctx, spec, 3, batches) })
+	g.Go(func() error {
+		var buf bytes.Buffer
+		for b := range batches {
+			buf.Reset()
+			for i := range b.Curve.Value {
+				appendCurveRow(&buf, b.Curve, i)
+			}
+			if _, err := conn.PgConn().CopyFrom(gctx, &buf, pgCurveCopy); err != nil {
+				return fmt.Errorf("copy load curves of sites %d-%d: %w", b.First, b.Last-1, err)
+			}
+			buf.Reset()
+			for i := range b.Indexes.Value {
+				appendIndexRow(&buf, b.Indexes, i)
+			}
+			if _, err := conn.PgConn().CopyFrom(gctx, &buf, pgIndexCopy); err != nil {
+				return fmt.Errorf("copy indexes of sites %d-%d: %w", b.First, b.Last-1, err)
+			}
+			b.Release()
+			if b.Last%200 == 0 || b.Last == spec.Sites {
+				logf("  PostgreSQL: %d sites copied (%.0f s)", b.Last, time.Since(start).Seconds())
+			}
 		}
-		buf.Reset()
-		for i := range curve.Value {
-			appendCurveRow(&buf, curve, i)
-		}
-		if _, err := conn.PgConn().CopyFrom(ctx, &buf, pgCurveCopy); err != nil {
-			return l, fmt.Errorf("copy load curves of sites %d-%d: %w", first, last-1, err)
-		}
-		buf.Reset()
-		for i := range idx.Value {
-			appendIndexRow(&buf, idx, i)
-		}
-		if _, err := conn.PgConn().CopyFrom(ctx, &buf, pgIndexCopy); err != nil {
-			return l, fmt.Errorf("copy indexes of sites %d-%d: %w", first, last-1, err)
-		}
-		if last%200 == 0 || last == spec.Sites {
-			logf("  PostgreSQL: %d sites copied (%.0f s)", last, time.Since(start).Seconds())
-		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return l, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return l, err

@@ -177,7 +177,7 @@ func scaleMarkdown(o options, sizes []*scaleSize, commit string) string {
 		o.scale, time.Now().UTC().Format("2006-01-02 15:04 MST"), commit, nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), version)
 	w("Data: the consumption benchmark's generator at each size (one year, %d, Europe/Paris, of 30-minute load curves and daily smart indexes per site), "+
 		"one data set per size generated once under `%s/<sites>` and reused by later runs (load times are those of the run that generated it).\n\n", o.year, o.scaleDir)
-	w("| sites | load-curve points | index rows | on disk | generated + loaded | rows/s | OPTIMIZE FINAL | this size's run |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	w("| sites | load-curve points | index rows | on disk | readings generated + loaded | rows/s | OPTIMIZE FINAL | this size's run |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range sizes {
 		r := s.report
 		load, rate, opt := "-", "-", "-"
