@@ -113,6 +113,14 @@ bench-sums:
 bench-comparison:
 	$(GO) run ./bench/cmd/consbench --comparison-only --out bench/results/comparison.md
 
+# What one site's read costs ClickHouse whatever its size (SELECT 1, 4 rows, the engine's DAYS-year
+# read, the year flat, a pre-computed daily energy table built for the run): server time and read
+# rows from system.query_log, client time through clickhouse-go; about a minute on the reused data
+# set. Writes bench/results/read-floor.md.
+.PHONY: bench-read-floor
+bench-read-floor:
+	$(GO) run ./bench/cmd/consbench --read-floor --runs 60 --out bench/results/read-floor.md
+
 # The consumption requests at SCALE_SITES fleet sizes (one year each): computed p50/p99, cached
 # p50 and ClickHouse's read rows/bytes per request (system.query_log), and how they grow with
 # the fleet. Each size's data set is generated once under var/bench-scale/<sites> and reused

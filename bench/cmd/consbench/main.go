@@ -51,6 +51,7 @@ type options struct {
 	regenerate, skipWrk       bool
 	comparisonOnly            bool // the yearly comparison's row alone (make bench-comparison)
 	loadCurveSums             bool // HOURS from the load curve summed in ClickHouse (make bench-sums)
+	readFloor                 bool // what one site's read costs ClickHouse (make bench-read-floor)
 	postgres                  bool // compare with PostgreSQL instead (make bench-pg)
 	budget                    bool // measure the budget matrix instead (make bench-budget)
 	scale, scaleDir           string
@@ -77,6 +78,7 @@ func main() {
 	flag.BoolVar(&o.comparisonOnly, "comparison-only", false, "measure only the yearly comparison against MONTHS and write its table alone (make bench-comparison)")
 	flag.BoolVar(&o.postgres, "postgres", false, "compare with a throwaway PostgreSQL instead: per-site answers, all-sites scans, load and disk (make bench-pg)")
 	flag.BoolVar(&o.budget, "budget", false, "measure the budget matrix of one heating site-year instead, cold and cached, beside the model's two reads as direct SQL (make bench-budget)")
+	flag.BoolVar(&o.readFloor, "read-floor", false, "measure instead what one site's read costs ClickHouse whatever its size: SELECT 1, 4 rows, the engine's DAYS-year read, the year flat, a pre-computed daily energy table (make bench-read-floor)")
 	flag.StringVar(&o.scale, "scale", "", "measure instead at these fleet sizes (comma-separated, e.g. 100,1000,10000), one data set per size under --scale-dir (make bench-scale)")
 	flag.StringVar(&o.scaleDir, "scale-dir", "./var/bench-scale", "with --scale: directory holding one data set directory per size")
 	flag.IntVar(&o.pgRounds, "pg-rounds", 200, "with --postgres: rounds of per-site requests (DAYS, MONTHS, HOURS on each store)")
@@ -94,6 +96,8 @@ func main() {
 		runner = runBudget
 	case o.scale != "":
 		runner = runScale
+	case o.readFloor:
+		runner = runReadFloor
 	}
 	if err := runner(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "consbench:", err)
