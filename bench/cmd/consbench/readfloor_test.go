@@ -19,8 +19,8 @@ func TestQuantileUIsNearestRankAsPercentile(t *testing.T) {
 			t.Errorf("p%v: %d, want %d", p, got, want)
 		}
 	}
-	if got := quantileU(vs, 50); got != 5 {
-		t.Errorf("p50 of 1..9 with 4 twice: %d, want 5", got)
+	if got := quantileU(vs, 50); got != 4 {
+		t.Errorf("p50 of 1..9 with 4 twice (the 5th of 10): %d, want 4", got)
 	}
 	if quantileU(nil, 50) != 0 {
 		t.Error("p50 of nothing is not 0")
