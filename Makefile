@@ -90,7 +90,7 @@ bench-cluster:
 # cached throughput (a Go generator, and Debian's wrk, installed when absent and run as root);
 # the data set is generated once under var/bench; writes bench/results/consumption.md.
 .PHONY: bench wrk
-bench: wrk
+bench: wrk clickhouse-server
 	$(GO) run ./bench/cmd/consbench --out bench/results/consumption.md
 
 wrk:
@@ -118,7 +118,7 @@ bench-comparison:
 # rows from system.query_log, client time through clickhouse-go; about a minute on the reused data
 # set. Writes bench/results/read-floor.md.
 .PHONY: bench-read-floor
-bench-read-floor:
+bench-read-floor: clickhouse-server
 	$(GO) run ./bench/cmd/consbench --read-floor --runs 60 --out bench/results/read-floor.md
 
 # The consumption requests at SCALE_SITES fleet sizes (one year each): computed p50/p99, cached
@@ -127,7 +127,7 @@ bench-read-floor:
 # (10,000 sites: 176 M load-curve points, about 0.8 GB on disk). Writes bench/results/scale.md.
 SCALE_SITES ?= 100,1000,10000
 .PHONY: bench-scale
-bench-scale:
+bench-scale: clickhouse-server
 	$(GO) run ./bench/cmd/consbench --scale $(SCALE_SITES) --runs 200 --log-requests 20 --out bench/results/scale.md
 
 # Budget matrix of one heating site-year of the same data set: computed vs cached latency beside
@@ -184,12 +184,20 @@ soak:
 # PG_SITES / PG_DIR choose the data set: `make bench-pg PG_SITES=10000 PG_DIR=var/bench-scale/10000
 # PG_LOAD= PG_OUT=bench/results/postgres-10000.md` reuses bench-scale's 10,000 sites (PG_LOAD empty:
 # no ClickHouse reload; the recorded load time is shown).
+# Debian's clickhouse-server, installed when absent (as make run and .ci/run do): the benchmarks
+# launch their own server under their data directory.
+.PHONY: clickhouse-server
+clickhouse-server:
+	@command -v clickhouse-server >/dev/null 2>&1 || [ -x /usr/sbin/clickhouse-server ] || { \
+	  echo "installing clickhouse-server"; export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq clickhouse-server >/dev/null; }
+
 PG_SITES ?= 1000
 PG_DIR   ?= ./var/bench
 PG_LOAD  ?= --regenerate
 PG_OUT   ?= bench/results/postgres.md
 .PHONY: bench-pg
-bench-pg:
+bench-pg: clickhouse-server
 	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { \
 	  echo "installing postgresql"; export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
