@@ -149,22 +149,39 @@ func run(ctx context.Context, o options) error {
 		}
 		fixed = append(fixed, j.elapsed)
 	}
+	noCopy, err := startWithoutCopy(ctx, o, tmp, dsn, len(archives))
+	if err != nil {
+		return err
+	}
+	defer noCopy.stop()
 	results := make([]result, len(archives))
 	for r := range o.runs {
 		for i, a := range archives {
 			log.Printf("run %d/%d: %s", r+1, o.runs, a.Name)
-			waitForMerges(ctx, db)
-			before := insertSeconds(api)
-			j, err := submitAndWait(ctx, api, token, *a)
-			if err != nil {
-				return err
+			withCopy := func() error {
+				waitForMerges(ctx, db)
+				before := insertSeconds(api)
+				j, err := submitAndWait(ctx, api, token, *a)
+				if err != nil {
+					return err
+				}
+				results[i].inserts = append(results[i].inserts, time.Duration((insertSeconds(api)-before)*float64(time.Second)))
+				if err := checkStored(ctx, db, j, *a); err != nil {
+					return err
+				}
+				results[i].archive = a
+				results[i].times = append(results[i].times, j.elapsed)
+				return nil
 			}
-			results[i].inserts = append(results[i].inserts, time.Duration((insertSeconds(api)-before)*float64(time.Second)))
-			if err := checkStored(ctx, db, j, *a); err != nil {
-				return err
+			steps := []func() error{withCopy, func() error { return noCopy.measure(ctx, i, a) }}
+			if r%2 == 1 {
+				steps[0], steps[1] = steps[1], steps[0]
 			}
-			results[i].archive = a
-			results[i].times = append(results[i].times, j.elapsed)
+			for _, step := range steps {
+				if err := step(); err != nil {
+					return err
+				}
+			}
 		}
 	}
 
@@ -213,7 +230,7 @@ func run(ctx context.Context, o options) error {
 	if err := db.Conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
 		return err
 	}
-	md := markdown(machine(version, o), results, fixed)
+	md := markdown(machine(version, o), results, fixed) + copyCostMarkdown(results, noCopy.results)
 	fmt.Print(md)
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return err
