@@ -149,9 +149,9 @@ func loadAverage() string {
 // comparisonMarkdown is the yearly comparison's table alone, with the run's machine and data.
 func (r *report) comparisonMarkdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Yearly comparison\n\n`go run ./bench/cmd/consbench --comparison-only` (`make bench-comparison`), %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s. "+
+	fmt.Fprintf(&b, "### Yearly comparison\n\n`go run ./bench/cmd/consbench --comparison-only` (`make bench-comparison`), %s, commit %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s. "+
 		"Data: the consumption benchmark's %s sites × one year (%d).\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion,
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), gitCommit(), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion,
 		thousands(uint64(r.spec.Sites)), r.spec.Year)
 	b.WriteString(r.comparison.markdown(r.spec.Year))
 	return b.String()
@@ -161,8 +161,8 @@ func (r *report) markdown() string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("### Consumption\n\n")
-	w("`go run ./bench/cmd/consbench` (`make bench`), %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion)
+	w("`go run ./bench/cmd/consbench` (`make bench`), %s, commit %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), gitCommit(), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion)
 	w("Data: %s sites × one year (%d, Europe/Paris) of 30-minute load curves and daily smart indexes (HPHC, two dials, consistent with the curve): "+
 		"%s load-curve points, %s index rows, %.0f MiB on disk", thousands(uint64(r.spec.Sites)), r.spec.Year, thousands(r.points), thousands(r.indexes), float64(r.diskBytes)/(1<<20))
 	if r.loadTime > 0 {
