@@ -80,8 +80,12 @@ func DecodeFile(ctx context.Context, m Member, sites SiteResolver) (Rows, FileRe
 	var errs []FieldFailure
 	for _, a := range arrays {
 		decode := decoders[a.name]
-		// Room for the rows at once (load-curve points grow by doubling, see decodeLoadCurve).
+		// Room for the rows at once: growing a slice of rows copies them, and a file's load-curve
+		// points are tens of megabytes that a copy could not be interrupted in (it holds up the
+		// collector's stops, and so every request in flight).
 		switch a.name {
+		case ArrayLoadCurves:
+			rows.LoadCurvePoints = slices.Grow(rows.LoadCurvePoints, countPoints(a.raw))
 		case ArrayCyclicGasIndexes:
 			rows.Gas = slices.Grow(rows.Gas, a.count)
 		case ArraySmartElecIndexes:
@@ -289,4 +293,32 @@ func (c *siteCache) byCustomer(ctx context.Context, site, person []byte) (string
 	}
 	c.customers[string(c.key)] = knownSite{id, ok}
 	return id, ok, nil
+}
+
+// minPointBytes is the shortest valid load-curve point with the comma before the next one:
+// {"endTs":"2024-01-01T00:00:00Z","value":0,"reliability":0},
+const minPointBytes = 59
+
+// countPoints counts the objects in the values arrays of the load curves in raw (the file's
+// loadCurves array), the room their rows take. The count never exceeds the points raw has
+// bytes for, so a file of empty objects reserves no more than a file of real points.
+func countPoints(raw []byte) int {
+	n := 0
+	eachElement(raw, func(_ int, rest []byte) int {
+		if kindOf(rest) != kindObject {
+			return valueLen(rest)
+		}
+		return eachMember(rest, func(key []byte, _ bool, val []byte) {
+			if string(key) != "values" || kindOf(val) != kindArray {
+				return
+			}
+			eachElement(val, func(_ int, p []byte) int {
+				if kindOf(p) == kindObject {
+					n++
+				}
+				return valueLen(p)
+			})
+		})
+	})
+	return min(n, len(raw)/minPointBytes+1)
 }

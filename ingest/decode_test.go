@@ -278,3 +278,36 @@ func TestDecodeFileResolverFailureIsAnError(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A file's load-curve points get their room at once (growing a slice of millions of rows
+// copies them), counted from the file: objects in the curves' values arrays, no more than the
+// bytes of the file can hold as valid points.
+func TestLoadCurvePointsAreCountedBeforeDecoding(t *testing.T) {
+	curve := func(points ...string) string {
+		return `{"siteId":"S1","podId":"PDL-1","meterReadingDate":"2024-01-01","generationTs":"2024-01-02T06:00:00+01:00","step":"PT30M","values":[` +
+			strings.Join(points, ",") + `]}`
+	}
+	p := func(hhmm string) string {
+		return `{"beginTs":"2024-01-01T` + hhmm + `:00+01:00","value":500,"reliability":0}`
+	}
+	body := `{"loadCurves":[` + curve(p("00:00"), p("00:30"), p("01:00")) + `,` + curve(p("02:00"), p("02:30")) + `,` +
+		curve(`3`) + `,{"values":"none"},7]}`
+	rows, rep := decodeText(t, "f.json", body)
+	if len(rows.LoadCurvePoints) != 5 || cap(rows.LoadCurvePoints) != 5 || rep.NbOperationsOK != 2 || rep.NbOperationsKO != 3 {
+		t.Fatalf("%d points in room for %d (want 5 in 5: the number 3 is no point), %d OK, %d KO",
+			len(rows.LoadCurvePoints), cap(rows.LoadCurvePoints), rep.NbOperationsOK, rep.NbOperationsKO)
+	}
+	arrays, msg := fileArrays([]byte(body))
+	if msg != "" || countPoints(arrays[0].raw) != 5 {
+		t.Fatalf("counted %d points (%s), want 5", countPoints(arrays[0].raw), msg)
+	}
+
+	empties := `[{"values":[` + strings.Repeat(`{},`, 9999) + `{}]}]`
+	if n, bound := countPoints([]byte(empties)), len(empties)/minPointBytes+1; n != bound || n >= 10000 {
+		t.Fatalf("10,000 empty objects: room for %d points, want the %d their bytes could hold as points", n, bound)
+	}
+	shortest := `{"endTs":"2024-01-01T00:00:00Z","value":0,"reliability":0},`
+	if len(shortest) != minPointBytes {
+		t.Fatalf("the shortest point takes %d bytes, minPointBytes says %d", len(shortest), minPointBytes)
+	}
+}

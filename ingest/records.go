@@ -326,8 +326,8 @@ func decodeLoadCurve(ctx context.Context, raw []byte, sites *siteCache, errs *[]
 			}
 		}
 		if len(rows.LoadCurvePoints) == cap(rows.LoadCurvePoints) {
-			// Doubling: append's 1.25 growth for large slices would copy 70,000 points
-			// many times over.
+			// DecodeFile makes room for the file's points first; doubling is the fallback
+			// (append's 1.25 growth for large slices would copy them many times over).
 			rows.LoadCurvePoints = slices.Grow(rows.LoadCurvePoints, max(256, cap(rows.LoadCurvePoints)))
 		}
 		rows.LoadCurvePoints = append(rows.LoadCurvePoints, LoadCurvePointRow{SiteID: e.siteID, PodID: e.podID,
