@@ -33,6 +33,9 @@ type Config struct {
 	// Workers bounds the jobs processed at once (each holds at most one decompressed archive,
 	// 64 MiB, in memory).
 	Workers int
+	// DecodeSlots bounds the archives decompressed and the files decoded at once, across the
+	// workers (DefaultDecodeSlots when zero: a processor stays free for requests).
+	DecodeSlots int
 	// Deadline: a job not final this long after its submission ends in TIMEOUT.
 	Deadline time.Duration
 	// PollInterval is how often idle workers look for work and waiting jobs are checked
@@ -79,6 +82,7 @@ type Service struct {
 	order     []string          // entries in submission order
 	lastDepth int
 	wake      chan struct{}
+	cpu       cpuSlots // held while an archive is decompressed or a file decoded
 
 	startOnce, stopOnce sync.Once
 	quit                chan struct{}      // closed by Stop: no new job is claimed
@@ -114,6 +118,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("ingest: SpoolDir is required")
 	}
 	cfg.Workers = schema.OrDefault(cfg.Workers, DefaultWorkers)
+	cfg.DecodeSlots = schema.OrDefault(cfg.DecodeSlots, DefaultDecodeSlots())
 	cfg.Deadline = schema.OrDefault(cfg.Deadline, DefaultDeadline)
 	cfg.PollInterval = schema.OrDefault(cfg.PollInterval, DefaultPollInterval)
 	cfg.RetryDelay = schema.OrDefault(cfg.RetryDelay, DefaultRetryDelay)
@@ -127,7 +132,7 @@ func New(cfg Config) (*Service, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	s := &Service{
 		cfg: cfg, jobs: newJobStore(cfg.DB), spool: sp, log: cfg.Log.With("component", "ingest"), now: time.Now,
-		entries: map[string]*entry{}, wake: make(chan struct{}, cfg.Workers),
+		entries: map[string]*entry{}, wake: make(chan struct{}, cfg.Workers), cpu: newCPUSlots(cfg.DecodeSlots),
 		quit: make(chan struct{}), runCtx: runCtx, cancelRun: cancel,
 	}
 	if cfg.Shared {

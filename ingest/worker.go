@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -121,7 +120,12 @@ func (s *Service) process(e *entry) {
 		s.fail(e, "read the archive", err)
 		return
 	}
+	if err := s.cpu.take(ctx); err != nil {
+		s.fail(e, "wait to read the archive", err)
+		return
+	}
 	members, err := ReadArchive(data, s.cfg.Keys)
+	s.cpu.give()
 	data = nil
 	if err != nil {
 		var aerr *ArchiveError
@@ -140,7 +144,7 @@ func (s *Service) process(e *entry) {
 		s.fail(e, "load the tenant's sites", err)
 		return
 	}
-	fileRows, files, err := decodeFiles(ctx, members, sites)
+	fileRows, files, err := decodeFiles(ctx, s.cpu, members, sites)
 	if err != nil {
 		s.fail(e, "decode the files", err)
 		return
@@ -192,9 +196,10 @@ func (s *Service) process(e *entry) {
 	s.finalize(e, done)
 }
 
-// decodeFiles decodes the archive's files, several at once (one per CPU), and returns their
-// rows and reports in archive order; err is the first resolver (storage) failure.
-func decodeFiles(ctx context.Context, members []Member, sites SiteResolver) ([]Rows, []FileReport, error) {
+// decodeFiles decodes the archive's files, several at once (one per free slot), and returns
+// their rows and reports in archive order; err is the first resolver (storage) failure, or
+// ctx's end while waiting for a slot.
+func decodeFiles(ctx context.Context, slots cpuSlots, members []Member, sites SiteResolver) ([]Rows, []FileReport, error) {
 	rows := make([]Rows, len(members))
 	reps := make([]FileReport, len(members))
 	errs := make([]error, len(members))
@@ -204,10 +209,14 @@ func decodeFiles(ctx context.Context, members []Member, sites SiteResolver) ([]R
 	}
 	close(next)
 	var wg sync.WaitGroup
-	for range min(len(members), runtime.GOMAXPROCS(0)) {
+	for range min(len(members), cap(slots)) {
 		wg.Go(func() {
 			for i := range next {
+				if errs[i] = slots.take(ctx); errs[i] != nil {
+					continue
+				}
 				rows[i], reps[i], errs[i] = DecodeFile(ctx, members[i], sites)
+				slots.give()
 				members[i].Data = nil // let the decoded file's bytes go
 				if reps[i].FailedOperations == nil {
 					reps[i].FailedOperations = []FailedOperation{}

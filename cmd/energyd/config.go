@@ -27,6 +27,7 @@ type config struct {
 	JobDeadline     time.Duration
 	JobLease        time.Duration
 	Workers         int
+	DecodeSlots     int // 0: ingest.DefaultDecodeSlots
 	AdviceWorkers   int
 	LogLevel        string
 	// Consumption result cache and carbon default of the consumption answers.
@@ -76,6 +77,8 @@ func loadConfig(args []string) (config, error) {
 	str(&lease, "job-lease", "ENERGY_JOB_LEASE", "30s", "with --clickhouse-cluster: a job whose energyd stops renewing its lease this long (at most 1m) is taken over by another energyd")
 	var workers string
 	str(&workers, "workers", "ENERGY_WORKERS", "2", "archive processing workers")
+	var decodeSlots string
+	str(&decodeSlots, "decode-slots", "ENERGY_DECODE_SLOTS", "0", "archives decompressed and files decoded at once across the workers; 0: one fewer than the processors (at least 1), so that one stays free for requests")
 	var adviceWorkers string
 	str(&adviceWorkers, "advice-workers", "ENERGY_ADVICE_WORKERS", "2", "recommendation jobs computed at once")
 	str(&c.LogLevel, "log-level", "ENERGY_LOG_LEVEL", "info", "debug, info, warn or error")
@@ -143,6 +146,9 @@ func loadConfig(args []string) (config, error) {
 	}
 	if _, err := fmt.Sscan(workers, &c.Workers); err != nil || c.Workers < 1 || c.Workers > 64 {
 		return c, fmt.Errorf("--workers: %q is not a number from 1 to 64", workers)
+	}
+	if _, err := fmt.Sscan(decodeSlots, &c.DecodeSlots); err != nil || c.DecodeSlots < 0 || c.DecodeSlots > 64 {
+		return c, fmt.Errorf("--decode-slots: %q is not a number from 0 to 64", decodeSlots)
 	}
 	if _, err := fmt.Sscan(adviceWorkers, &c.AdviceWorkers); err != nil || c.AdviceWorkers < 1 || c.AdviceWorkers > 64 {
 		return c, fmt.Errorf("--advice-workers: %q is not a number from 1 to 64", adviceWorkers)

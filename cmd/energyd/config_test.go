@@ -50,8 +50,15 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c, err = loadConfig([]string{"--load-curve-sums", "true"}); err != nil || !c.LoadCurveSums {
 		t.Fatalf("--load-curve-sums true: %v (%v)", c.LoadCurveSums, err)
 	}
+	if c.DecodeSlots != 0 { // 0: the ingest service leaves a processor to requests
+		t.Fatalf("decode slots default: %d", c.DecodeSlots)
+	}
+	if c, err = loadConfig([]string{"--decode-slots", "3"}); err != nil || c.DecodeSlots != 3 {
+		t.Fatalf("--decode-slots 3: %d (%v)", c.DecodeSlots, err)
+	}
 
 	for _, bad := range [][]string{{"--load-curve-sums", "maybe"}, {"--job-deadline", "soon"}, {"--job-lease", "2m"}, {"--job-lease", "0s"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"},
+		{"--decode-slots", "-1"}, {"--decode-slots", "65"}, {"--decode-slots", "all"},
 		{"--upload-min-rate", "0"}, {"--upload-min-rate", "fast"}, {"--upload-grace", "-1s"}} {
 		if _, err := loadConfig(bad); err == nil {
 			t.Errorf("loadConfig(%v) accepted a bad value", bad)

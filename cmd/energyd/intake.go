@@ -24,7 +24,7 @@ func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.S
 	}
 	jobs, err := ingest.New(ingest.Config{
 		DB: db, Registry: reg, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Keys: keys,
-		Workers: cfg.Workers, Deadline: cfg.JobDeadline, Log: log, AfterStore: afterStore,
+		Workers: cfg.Workers, DecodeSlots: cfg.DecodeSlots, Deadline: cfg.JobDeadline, Log: log, AfterStore: afterStore,
 		Shared: cfg.ClickHouseClust != "", Lease: cfg.JobLease,
 	})
 	if err != nil {
@@ -34,6 +34,7 @@ func startIntake(ctx context.Context, cfg config, db *schema.DB, reg *registry.S
 		return nil, err
 	}
 	log.Info("archive intake started", "spool", filepath.Join(cfg.DataDir, "spool"), "workers", cfg.Workers,
+		"decodeSlots", schema.OrDefault(cfg.DecodeSlots, ingest.DefaultDecodeSlots()),
 		"deadline", cfg.JobDeadline.String(), "pgpKeys", len(keys))
 	return jobs, nil
 }
