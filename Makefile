@@ -72,8 +72,8 @@ bench-ingest:
 	$(GO) run ./bench/ingest --runs 5 --out bench/results/ingest.md
 
 # Reads during ingest: dashboards poll computed (cache off) and cached consumption answers of a
-# 200-site data set, 30 s idle, then 30 s while 4 uploaders replay the two largest archives;
-# read p50/p99 idle vs under ingest, ingest rows/s, failed requests (about 2 minutes in all);
+# 200-site data set, 60 s idle, then 60 s while 4 uploaders replay the two largest archives;
+# read p50/p99 idle vs under ingest, ingest rows/s, failed requests (about 3 minutes in all);
 # writes bench/results/mixed.md.
 .PHONY: bench-mixed
 bench-mixed:

@@ -6,7 +6,7 @@
 // ingest and consumption latency on a local cluster beside a single node (bench/results/cluster.md).
 //
 //	go run ./bench/ingest [--runs 3] [--out bench/results/ingest.md]
-//	go run ./bench/ingest --mixed [--phase 30s] --out bench/results/mixed.md   # reads during ingest
+//	go run ./bench/ingest --mixed [--phase 60s] --out bench/results/mixed.md   # reads during ingest
 //	go run ./bench/ingest --cluster --out bench/results/cluster.md             # cluster vs single node
 package main
 
@@ -70,7 +70,7 @@ func main() {
 	flag.StringVar(&o.dsn, "clickhouse-dsn", "", "use this ClickHouse (database energy, and one database per clickhouse-client run) instead of launching one")
 	flag.BoolVar(&o.mixedRun, "mixed", false, "measure reads during ingest instead (make bench-mixed): dashboards poll consumption answers, idle then while uploaders replay the archives")
 	flag.IntVar(&o.mixed.readSites, "read-sites", 200, "with --mixed or --cluster: sites × one year of consumption data the reads use")
-	flag.DurationVar(&o.mixed.phase, "phase", 30*time.Second, "with --mixed: length of the idle phase and of the ingest phase")
+	flag.DurationVar(&o.mixed.phase, "phase", 60*time.Second, "with --mixed: length of the idle phase and of the ingest phase (60s: each p99 of computed reads is the 10th slowest of about 960 requests)")
 	flag.IntVar(&o.mixed.uploaders, "uploaders", 4, "with --mixed: concurrent uploaders replaying the archives")
 	flag.IntVar(&o.mixed.computedClients, "computed-clients", 4, "with --mixed: dashboards asking computed answers")
 	flag.IntVar(&o.mixed.cachedClients, "cached-clients", 4, "with --mixed: dashboards asking cached answers")

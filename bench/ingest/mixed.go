@@ -151,16 +151,26 @@ func runMixed(ctx context.Context, o options) error {
 	if st, b, _, err := d.get(d.cachedURL); err != nil || st != http.StatusOK { // fills the cache
 		return fmt.Errorf("cached read: %d %s %v", st, trim(b), err)
 	}
+	var rt [3]goRuntime // at the start of the idle phase, between the phases, at the end
+	if rt[0], err = readGoRuntime(d.client, api); err != nil {
+		return err
+	}
 	log.Printf("idle phase: %s of reads", m.phase)
 	idle := d.poll(ctx, m.phase, nil)
+	if rt[1], err = readGoRuntime(d.client, api); err != nil {
+		return err
+	}
 	log.Printf("ingest phase: %s of reads while %d uploaders replay the archives", m.phase, m.uploaders)
 	replay := &replayStats{}
 	loaded := d.poll(ctx, m.phase, func(stop <-chan struct{}) { replayArchives(ctx, api, upToken, archives, m.uploaders, stop, replay) })
+	if rt[2], err = readGoRuntime(d.client, api); err != nil {
+		return err
+	}
 	var version string
 	if err := db.Conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
 		return err
 	}
-	md := mixedMarkdown(machineHeader(version, o), m, idle, loaded, replay, archives)
+	md := mixedMarkdown(machineHeader(version, o), m, idle, loaded, replay, archives, rt[1].since(rt[0]), rt[2].since(rt[1]))
 	fmt.Print(md)
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return err
@@ -307,7 +317,7 @@ func machineHeader(chVersion string, o options) string {
 	return lines[0] + "\n" + lines[1] + "\n"
 }
 
-func mixedMarkdown(machineLines string, m mixedOptions, idle, loaded *readStats, r *replayStats, archives []*benchArchive) string {
+func mixedMarkdown(machineLines string, m mixedOptions, idle, loaded *readStats, r *replayStats, archives []*benchArchive, rtIdle, rtLoaded goRuntime) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Reads during ingest\n\n")
@@ -340,6 +350,10 @@ func mixedMarkdown(machineLines string, m mixedOptions, idle, loaded *readStats,
 	for _, e := range r.errs {
 		w("\nFailure: %s\n", e)
 	}
+	w("\nWhere the uploads' energyd spent the reads' waiting time, from its Go runtime (`%s` and `%s` on /metrics, read before and after each phase; "+
+		"each figure is the upper bound of a histogram bucket). A goroutine waits for a processor while others run on every one (Go runs GOMAXPROCS at once); "+
+		"a stop-the-world pause stops every goroutine, requests included.\n\n%s",
+		schedWaitsFamily, gcPausesFamily, runtimeMarkdown(rtIdle, rtLoaded))
 	failed := r.failed
 	var parts []string
 	for k := range readKindNames {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestMixedTableJudgesP99AgainstIdleAndFailures(t *testing.T) {
 	r := &replayStats{first: start}
 	r.record(&benchArchive{Rows: 100_000}, 2*time.Second, start.Add(2*time.Second), nil)
 	m := mixedOptions{readSites: 200, phase: 30 * time.Second, uploaders: 4, computedClients: 4, cachedClients: 4, computedEvery: 250 * time.Millisecond, cachedEvery: 20 * time.Millisecond}
-	md := mixedMarkdown("- Machine: test\n", m, idle, loaded, r, []*benchArchive{{Name: "a.tar.gz", Rows: 100_000}})
+	md := mixedMarkdown("- Machine: test\n", m, idle, loaded, r, []*benchArchive{{Name: "a.tar.gz", Rows: 100_000}}, goRuntime{}, goRuntime{})
 	for _, want := range []string{
 		"| computed (cache off), DAYS of a random site's year | 3 | 12.0 ms | 20.0 ms | 3 | 16.0 ms | 38.0 ms | 1.90× | 0 |",
 		"| cached, DAYS of one site's year (1 answers with another X-Cache) | 3 | 0.30 ms | 1.00 ms | 3 | 0.50 ms | 3.00 ms | 3.00× | 0 |",
@@ -68,7 +69,35 @@ func TestMixedTableJudgesP99AgainstIdleAndFailures(t *testing.T) {
 	}
 	idle.failed[readCached] = 2
 	r.record(&benchArchive{Rows: 1}, 0, start, errors.New("HTTP 503"))
-	if md := mixedMarkdown("", m, idle, loaded, r, nil); !strings.Contains(md, "no failed request **no** (3)") || !strings.Contains(md, "Failure: HTTP 503") {
+	if md := mixedMarkdown("", m, idle, loaded, r, nil, goRuntime{}, goRuntime{}); !strings.Contains(md, "no failed request **no** (3)") || !strings.Contains(md, "Failure: HTTP 503") {
 		t.Errorf("failures not reported:\n%s", md)
+	}
+}
+
+// The runtime's histograms are read as two readings' difference; a quantile is the upper bound
+// of the bucket that holds it.
+func TestRuntimeTableFromTwoReadings(t *testing.T) {
+	upper := []float64{0.0001, 0.001, 0.01, 0.1, math.Inf(1)}
+	before := goRuntime{waits: histogram{upper, []uint64{50, 60, 60, 60, 60}}, gcPauses: histogram{upper, []uint64{1, 2, 2, 2, 2}}}
+	// Since before: 900 waits ≤ 0.1 ms, 90 more ≤ 1 ms (the 990th, p99), 8 more ≤ 10 ms, 2 more
+	// ≤ 100 ms (the 999th, p99.9, and the longest); pauses: 3 ≤ 0.1 ms, 1 more ≤ 100 ms.
+	after := goRuntime{waits: histogram{upper, []uint64{950, 1050, 1058, 1060, 1060}}, gcPauses: histogram{upper, []uint64{4, 5, 5, 6, 6}}}
+	r := after.since(before)
+	if r.waits.total() != 1000 || r.waits.quantile(0.99) != 0.001 || r.waits.quantile(0.999) != 0.1 || r.waits.quantile(1) != 0.1 || r.waits.over(0.01) != 2 {
+		t.Fatalf("waits: %d, p99 %g, p99.9 %g, max %g, over 10 ms %d", r.waits.total(), r.waits.quantile(0.99), r.waits.quantile(0.999), r.waits.quantile(1), r.waits.over(0.01))
+	}
+	md := runtimeMarkdown(goRuntime{}, r)
+	for _, want := range []string{
+		"| goroutines that waited for a processor | 0 | 1,000 |",
+		"| wait p99 | 0.00 ms | ≤ 1.00 ms |",
+		"| wait p99.9 | 0.00 ms | ≤ 100 ms |",
+		"| longest wait | 0.00 ms | ≤ 100 ms |",
+		"| waits over 10 ms | 0 | 2 |",
+		"| collector's stop-the-world pauses | 0 | 4 |",
+		"| longest pause | 0.00 ms | ≤ 100 ms |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("runtime table lacks %q:\n%s", want, md)
+		}
 	}
 }

@@ -47,6 +47,7 @@ func run() error {
 	slog.SetDefault(log)
 
 	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, log)
+	exposeSchedulerMetrics()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

@@ -77,6 +77,13 @@ func TestMetricsExposition(t *testing.T) {
 			t.Errorf("/metrics lacks %s at start", series)
 		}
 	}
+	// The scheduler's histograms, which tell a request waiting for a processor from one
+	// waiting for the collector.
+	for _, family := range []string{"go_sched_latencies_seconds_bucket", "go_sched_pauses_total_gc_seconds_bucket"} {
+		if !strings.Contains(body, "\n"+family+"{le=") {
+			t.Errorf("/metrics lacks %s", family)
+		}
+	}
 	// The advice listener serves the same process-wide registry (which is why the scrape
 	// configuration reads only the main listener: reading both would count everything twice).
 	if code, advice := get("http://" + adviceAddr + "/metrics"); code != http.StatusOK || !strings.Contains(advice, `energy_http_requests_in_flight{listener="main"}`) {
