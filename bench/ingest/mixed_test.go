@@ -57,16 +57,12 @@ func TestMixedTableJudgesP99AgainstIdleAndFailures(t *testing.T) {
 	r.record(&benchArchive{Rows: 100_000}, 2*time.Second, start.Add(2*time.Second), nil)
 	m := mixedOptions{readSites: 200, phase: 30 * time.Second, uploaders: 4, computedClients: 4, cachedClients: 4, computedEvery: 250 * time.Millisecond, cachedEvery: 20 * time.Millisecond}
 	md := mixedMarkdown("- Machine: test\n", m, idle, loaded, r, []*benchArchive{{Name: "a.tar.gz", Rows: 100_000}}, goRuntime{}, goRuntime{})
-	for _, want := range []string{
+	wantLines(t, md,
 		"| computed (cache off), DAYS of a random site's year | 3 | 12.0 ms | 20.0 ms | 3 | 16.0 ms | 38.0 ms | 1.90× | 0 |",
 		"| cached, DAYS of one site's year (1 answers with another X-Cache) | 3 | 0.30 ms | 1.00 ms | 3 | 0.50 ms | 3.00 ms | 3.00× | 0 |",
 		"1 archives submitted, 1 DONE with every operation OK, 0 failed; 100,000 rows stored; 50,000 rows/s and 0.50 archives/s",
 		"computed read p99 under ingest ≤ 2× idle yes (1.90×); cached read p99 under ingest ≤ 2× idle **no** (3.00×); no failed request yes (0)",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("table lacks %q:\n%s", want, md)
-		}
-	}
+	)
 	idle.failed[readCached] = 2
 	r.record(&benchArchive{Rows: 1}, 0, start, errors.New("HTTP 503"))
 	if md := mixedMarkdown("", m, idle, loaded, r, nil, goRuntime{}, goRuntime{}); !strings.Contains(md, "no failed request **no** (3)") || !strings.Contains(md, "Failure: HTTP 503") {
@@ -87,7 +83,7 @@ func TestRuntimeTableFromTwoReadings(t *testing.T) {
 		t.Fatalf("waits: %d, p99 %g, p99.9 %g, max %g, over 10 ms %d", r.waits.total(), r.waits.quantile(0.99), r.waits.quantile(0.999), r.waits.quantile(1), r.waits.over(0.01))
 	}
 	md := runtimeMarkdown(goRuntime{}, r)
-	for _, want := range []string{
+	wantLines(t, md,
 		"| goroutines that waited for a processor | 0 | 1,000 |",
 		"| wait p99 | 0.00 ms | ≤ 1.00 ms |",
 		"| wait p99.9 | 0.00 ms | ≤ 100 ms |",
@@ -95,9 +91,15 @@ func TestRuntimeTableFromTwoReadings(t *testing.T) {
 		"| waits over 10 ms | 0 | 2 |",
 		"| collector's stop-the-world pauses | 0 | 4 |",
 		"| longest pause | 0.00 ms | ≤ 100 ms |",
-	} {
+	)
+}
+
+// wantLines fails the test for each wanted line that the markdown lacks.
+func wantLines(t *testing.T, md string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(md, want) {
-			t.Errorf("runtime table lacks %q:\n%s", want, md)
+			t.Errorf("table lacks %q:\n%s", want, md)
 		}
 	}
 }
