@@ -24,8 +24,11 @@ func TestGeneratedDataIsConsistent(t *testing.T) {
 	if err := Generate(ctx, db, reg, spec, nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := Optimize(ctx, db); err != nil {
+		t.Fatal(err)
+	}
 	if ok, err := Present(ctx, db, spec); err != nil || !ok {
-		t.Fatalf("Present after Generate: %v %v", ok, err)
+		t.Fatalf("Present after Generate and Optimize: %v %v", ok, err)
 	}
 	if spec.PointsPerSite() != 366*48 || spec.IndexesPerSite() != 2*367 {
 		t.Fatalf("sizes: %d points, %d indexes", spec.PointsPerSite(), spec.IndexesPerSite())

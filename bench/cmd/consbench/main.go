@@ -167,8 +167,10 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 		}
 		r.registerTime = time.Since(start)
 		logf("  sites and tariff registered (%.1f s)", r.registerTime.Seconds())
+		// The loader's queries are logged so that their server CPU can be read back.
+		loadCtx, loadStart, cpu0 := logQueries(ctx), time.Now(), processCPU()
 		start = time.Now()
-		err := bench.LoadReadings(ctx, db, spec, func(done int) {
+		err := bench.LoadReadings(loadCtx, db, spec, func(done int) {
 			if done%every == 0 || done == spec.Sites {
 				logf("  %d sites loaded (%.0f s)", done, time.Since(start).Seconds())
 			}
@@ -177,11 +179,15 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 			return nil, nil, err
 		}
 		r.loadTime = time.Since(start)
+		r.loadCost.LoaderCPU = (processCPU() - cpu0).Seconds()
 		start = time.Now()
-		if err := bench.Optimize(ctx, db); err != nil {
+		if err := bench.Optimize(loadCtx, db); err != nil {
 			return nil, nil, err
 		}
 		r.optimizeTime = time.Since(start)
+		if err := serverLoadCost(ctx, db, loadStart, &r.loadCost); err != nil {
+			return nil, nil, err
+		}
 		r.loadedNow = true
 		logf("readings loaded in %.1f s, merged in %.1f s", r.loadTime.Seconds(), r.optimizeTime.Seconds())
 		r.saveLoadTimes(o.dir)

@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-
-	"energy/bench"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
+
+	"energy/bench"
 )
 
 // ratioLine is the closing machine-readable line: energyd cold p50 / PostgreSQL p50 per request
@@ -103,6 +104,7 @@ func (r *peerReport) markdown() string {
 	w("| disk: load curve / indexes (PostgreSQL: with their btree; ClickHouse: with the by-site copy) | %s / %s | %s / %s | – | ClickHouse, %.0f× / %.0f× smaller |\n\n",
 		mib(r.pg.curveBytes), mib(r.pg.indexesBytes), mib(int64(r.chCurve)), mib(int64(r.chIndexes)),
 		float64(r.pg.curveBytes)/float64(max(r.chCurve, 1)), float64(r.pg.indexesBytes)/float64(max(r.chIndexes, 1)))
+	b.WriteString(loadBound(r.loadCost, r.pg.total(), nproc(), loadNote))
 
 	w("ClickHouse's work per request, from `system.query_log` (finished queries, mean of %d requests of each kind on random sites, each batch alone in its seconds of the log): "+
 		"energyd's queries (readings or load curve; the directory's reload of the tenant's sites and tariffs, every 2.5 s in the background, when one fell in the batch) and the direct SQL's. "+
@@ -117,11 +119,11 @@ func (r *peerReport) markdown() string {
 		d := s.direct
 		w("| %s | – | – | – | – | %s | %s | %.0f ms |\n", s.label, thousands(uint64(d.readRows)), mib(int64(d.readBytes)), d.durationMs)
 	}
-	w("\nPostgreSQL as a competent user sets it up: the same columns as the ClickHouse tables (fixed-width first, no alignment padding), rows loaded in site and time order with "+
-		"`COPY … FROM STDIN WITH (FREEZE)` in the transaction that creates the tables (frozen, all-visible rows, no WAL with `wal_level=minimal`, no VACUUM needed), "+
+	w("\nPostgreSQL as a competent user sets it up: the same columns as the ClickHouse tables (fixed-width first, no alignment padding), rows loaded in site and time order by one session with "+
+		"`COPY … FROM STDIN WITH (FREEZE)` in the transaction that creates the tables (frozen, all-visible rows, no WAL with `wal_level=minimal`, no VACUUM needed; both stores' rows come from the same generator goroutine running ahead of the load), "+
 		"then one btree per table in the order the reads want, `(tenant_id, site_id, dial, ts, generation_ts DESC)` and `(tenant_id, site_id, begin_ts, generation_ts DESC)`, "+
 		"then ANALYZE; the latest generation by `DISTINCT ON` in the btree's order (no sort); settings `%s`; durability left on. "+
-		"ClickHouse: the project's tables and the benchmark's loader (column-wise batches of %d sites, sites through the registry), direct SQL with `argMax` of the generation "+
+		"ClickHouse: the project's tables and the benchmark's loader (column-wise batches of %d sites, two inserts at once, each sent in chunks; the sites through the registry before the timed load), direct SQL with `argMax` of the generation "+
 		"and no FINAL, as in the consumption benchmark. energyd: the service's handler and engine in the benchmark process, result cache off (`--cache-entries 0`).\n\n",
 		strings.Join(pgSettings, " "), bench.SitesPerBatch)
 	w("<details><summary>The PostgreSQL queries</summary>\n\n```sql\n-- DAYS ($5 = 'day') and MONTHS ($5 = 'month')\n%s;\n\n-- HOURS\n%s;\n\n-- all sites, load curve\n%s;\n\n-- all sites, indexes\n%s;\n```\n</details>\n\n",
@@ -136,4 +138,27 @@ func (r *peerReport) markdown() string {
 	w("```\n</details>\n\n")
 	w("%s\n", ratioLine(r.requests, r.scans))
 	return b.String()
+}
+
+// loadBound says what bounds ClickHouse's load: its INSERTs' and OPTIMIZEs' own CPU spread over
+// the machine's cores is a time no client can beat, set beside a third of PostgreSQL's load.
+func loadBound(c loadCost, pgLoad time.Duration, cores, note string) string {
+	if !c.ServerCPUsOK {
+		return ""
+	}
+	n, err := strconv.Atoi(cores)
+	if err != nil || n < 1 {
+		n = runtime.NumCPU()
+	}
+	floor := (c.InsertCPU + c.OptimizeCPU) / float64(n)
+	third := pgLoad.Seconds() / 3
+	verdict := fmt.Sprintf("within the %.1f s that 3× PostgreSQL's speed allows: the rest is the client's CPU and the machine's other load", third)
+	if floor > third {
+		verdict = fmt.Sprintf("%.1f s more than the %.1f s that 3× PostgreSQL's speed allows", floor-third, third)
+	}
+	return fmt.Sprintf("What bounds ClickHouse's load%s, by its own accounting (`system.query_log`, CPU time of each query's threads, user + system): "+
+		"the %d INSERTs of the readings took %.1f s of server CPU for %s rows (the by-site copy included), %s rows per CPU-second, and OPTIMIZE FINAL %.1f s; "+
+		"the benchmark process (generating, encoding and sending the rows) used %.1f s of CPU beside them. Spread over %d cores, the server's work alone takes at least %.1f s "+
+		"however fast the client, %s.\n\n",
+		note, c.Inserts, c.InsertCPU, thousands(c.InsertRows), thousands(uint64(float64(c.InsertRows)/c.InsertCPU)), c.OptimizeCPU, c.LoaderCPU, n, floor, verdict)
 }
