@@ -445,29 +445,60 @@ func columnSlice(col any, lo, hi int) any {
 var settledTables = []string{tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs}
 
 // Optimize merges the readings tables so that every run measures the same, settled storage
-// (queries use FINAL and never depend on merges; merged parts only make them cheaper). Each
-// partition is merged whole by its own OPTIMIZE … FINAL, the largest first, optimizeAtOnce at a
-// time: one merge keeps one core busy, and a table's whole OPTIMIZE merges its partitions one
-// after the other.
+// (queries use FINAL and never depend on merges; merged parts only make them cheaper).
 func Optimize(ctx context.Context, db *schema.DB) error {
-	rows, err := db.Conn.Query(ctx, "SELECT table, partition_id FROM system.parts WHERE active AND database = currentDatabase() AND has(?, table) GROUP BY table, partition_id ORDER BY sum(rows) DESC", settledTables)
+	parts, err := settledPartitions(ctx, db, false)
 	if err != nil {
-		return fmt.Errorf("optimize: %w", err)
+		return err
 	}
-	type partition struct{ table, id string }
+	return optimizePartitions(ctx, db, parts)
+}
+
+// Settle merges the partitions of a reused data set that hold more than one part: a table a
+// migration added and filled since the data set was generated (elec_indexes_by_site in a data
+// set older than it), so that its measures are those of merged storage too. A settled data set
+// costs one query.
+func Settle(ctx context.Context, db *schema.DB) error {
+	parts, err := settledPartitions(ctx, db, true)
+	if err != nil {
+		return err
+	}
+	return optimizePartitions(ctx, db, parts)
+}
+
+// partition is one partition of a table.
+type partition struct{ table, id string }
+
+// settledPartitions lists the active partitions of settledTables, the largest first; with
+// unmergedOnly, those holding more than one part.
+func settledPartitions(ctx context.Context, db *schema.DB, unmergedOnly bool) ([]partition, error) {
+	having := ""
+	if unmergedOnly {
+		having = " HAVING count() > 1"
+	}
+	rows, err := db.Conn.Query(ctx, "SELECT table, partition_id FROM system.parts WHERE active AND database = currentDatabase() AND has(?, table) GROUP BY table, partition_id"+having+" ORDER BY sum(rows) DESC", settledTables)
+	if err != nil {
+		return nil, fmt.Errorf("partitions to merge: %w", err)
+	}
+	defer rows.Close()
 	var parts []partition
 	for rows.Next() {
 		var p partition
 		if err := rows.Scan(&p.table, &p.id); err != nil {
-			rows.Close()
-			return fmt.Errorf("optimize: %w", err)
+			return nil, fmt.Errorf("partitions to merge: %w", err)
 		}
 		parts = append(parts, p)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("optimize: %w", err)
+		return nil, fmt.Errorf("partitions to merge: %w", err)
 	}
+	return parts, nil
+}
+
+// optimizePartitions merges each partition whole by its own OPTIMIZE … FINAL, optimizeAtOnce at
+// a time: one merge keeps one core busy, and a table's whole OPTIMIZE merges its partitions one
+// after the other.
+func optimizePartitions(ctx context.Context, db *schema.DB, parts []partition) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(optimizeAtOnce)
 	for _, p := range parts {
@@ -483,33 +514,3 @@ func Optimize(ctx context.Context, db *schema.DB) error {
 
 // optimizeAtOnce is how many partitions Optimize merges at once.
 const optimizeAtOnce = 2
-
-// Settle merges the tables of a reused data set that hold more than one part in a partition:
-// a table a migration added and filled since the data set was generated (elec_indexes_by_site in
-// a data set older than it), so that its measures are those of merged storage too. A settled
-// data set costs one query.
-func Settle(ctx context.Context, db *schema.DB) error {
-	rows, err := db.Conn.Query(ctx, "SELECT DISTINCT table FROM system.parts WHERE active AND database = currentDatabase() AND has(?, table) GROUP BY table, partition HAVING count() > 1", settledTables)
-	if err != nil {
-		return fmt.Errorf("settle: %w", err)
-	}
-	var unmerged []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return fmt.Errorf("settle: %w", err)
-		}
-		unmerged = append(unmerged, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("settle: %w", err)
-	}
-	for _, t := range unmerged {
-		if err := db.Conn.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL"); err != nil { // a name of settledTables
-			return fmt.Errorf("optimize %s: %w", t, err)
-		}
-	}
-	return nil
-}
