@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -83,22 +85,6 @@ func (h histogram) total() uint64 {
 	return h.counts[len(h.counts)-1]
 }
 
-// quantile is the upper bound of the bucket holding the q-th quantile (0 < q ≤ 1); 0 when
-// nothing was counted.
-func (h histogram) quantile(q float64) float64 {
-	n := h.total()
-	if n == 0 {
-		return 0
-	}
-	rank := uint64(math.Ceil(q * float64(n)))
-	for i, c := range h.counts {
-		if c >= rank {
-			return h.upper[i]
-		}
-	}
-	return math.Inf(1)
-}
-
 // over counts the observations above bound (a bucket's upper bound).
 func (h histogram) over(bound float64) uint64 {
 	for i, u := range h.upper {
@@ -109,18 +95,15 @@ func (h histogram) over(bound float64) uint64 {
 	return 0
 }
 
-// boundMs writes a bucket's upper bound in milliseconds.
-func boundMs(s float64) string {
-	switch {
-	case s == 0:
-		return "0.00 ms"
-	case math.IsInf(s, 1):
-		return "> the last bucket"
-	case s >= 0.01:
-		return fmt.Sprintf("≤ %.0f ms", s*1e3)
-	default:
-		return fmt.Sprintf("≤ %.2f ms", s*1e3)
+// edgeNear is the finite bucket bound nearest b by ratio (the runtime's histograms on
+// /metrics have about one bucket per factor of 10, with uneven bounds); ok is false if none.
+func (h histogram) edgeNear(b float64) (edge float64, ok bool) {
+	for _, u := range h.upper {
+		if u > 0 && !math.IsInf(u, 1) && (!ok || math.Abs(math.Log(u/b)) < math.Abs(math.Log(edge/b))) {
+			edge, ok = u, true
+		}
 	}
+	return edge, ok
 }
 
 // since is what r counted after earlier.
@@ -128,24 +111,31 @@ func (r goRuntime) since(earlier goRuntime) goRuntime {
 	return goRuntime{waits: r.waits.since(earlier.waits), gcPauses: r.gcPauses.since(earlier.gcPauses)}
 }
 
-// runtimeMarkdown is the table of the uploads' energyd's runtime in each phase.
+// runtimeMarkdown is the table of the uploads' energyd's runtime in each phase: how many
+// goroutine waits and stop-the-world pauses, and how many lasted longer than the bucket bounds
+// nearest 1, 10 and 100 ms (each bound once).
 func runtimeMarkdown(idle, loaded goRuntime) string {
-	rows := []struct {
+	var b strings.Builder
+	b.WriteString("| energyd taking the uploads and the cached reads: Go runtime | idle | under ingest |\n|---|---:|---:|\n")
+	for _, h := range []struct {
 		name string
-		of   func(goRuntime) string
+		of   func(goRuntime) histogram
 	}{
-		{"goroutines that waited for a processor", func(r goRuntime) string { return thousandsInt(int(r.waits.total())) }},
-		{"wait p99", func(r goRuntime) string { return boundMs(r.waits.quantile(0.99)) }},
-		{"wait p99.9", func(r goRuntime) string { return boundMs(r.waits.quantile(0.999)) }},
-		{"longest wait", func(r goRuntime) string { return boundMs(r.waits.quantile(1)) }},
-		{"waits over 10 ms", func(r goRuntime) string { return thousandsInt(int(r.waits.over(0.01))) }},
-		{"collector's stop-the-world pauses", func(r goRuntime) string { return thousandsInt(int(r.gcPauses.total())) }},
-		{"pause p99", func(r goRuntime) string { return boundMs(r.gcPauses.quantile(0.99)) }},
-		{"longest pause", func(r goRuntime) string { return boundMs(r.gcPauses.quantile(1)) }},
+		{"goroutine waits for a processor", func(r goRuntime) histogram { return r.waits }},
+		{"collector's stop-the-world pauses", func(r goRuntime) histogram { return r.gcPauses }},
+	} {
+		i, l := h.of(idle), h.of(loaded)
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", h.name, thousandsInt(int(i.total())), thousandsInt(int(l.total())))
+		last := 0.0
+		for _, near := range []float64{0.001, 0.01, 0.1} {
+			edge, ok := l.edgeNear(near)
+			if !ok || edge == last {
+				continue
+			}
+			last = edge
+			fmt.Fprintf(&b, "| … longer than %s ms | %s | %s |\n", strconv.FormatFloat(edge*1e3, 'g', 3, 64),
+				thousandsInt(int(i.over(edge))), thousandsInt(int(l.over(edge))))
+		}
 	}
-	s := "| energyd taking the uploads and the cached reads: Go runtime | idle | under ingest |\n|---|---:|---:|\n"
-	for _, r := range rows {
-		s += fmt.Sprintf("| %s | %s | %s |\n", r.name, r.of(idle), r.of(loaded))
-	}
-	return s
+	return b.String()
 }

@@ -351,7 +351,8 @@ func mixedMarkdown(machineLines string, m mixedOptions, idle, loaded *readStats,
 		w("\nFailure: %s\n", e)
 	}
 	w("\nWhere the uploads' energyd spent the reads' waiting time, from its Go runtime (`%s` and `%s` on /metrics, read before and after each phase; "+
-		"each figure is the upper bound of a histogram bucket). A goroutine waits for a processor while others run on every one (Go runs GOMAXPROCS at once); "+
+		"those histograms have about one bucket per factor of 10, so the table counts what lasted longer than the bounds nearest 1, 10 and 100 ms). "+
+		"A goroutine waits for a processor while others run on every one (Go runs GOMAXPROCS at once); "+
 		"a stop-the-world pause stops every goroutine, requests included.\n\n%s",
 		schedWaitsFamily, gcPausesFamily, runtimeMarkdown(rtIdle, rtLoaded))
 	failed := r.failed

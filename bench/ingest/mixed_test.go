@@ -70,28 +70,27 @@ func TestMixedTableJudgesP99AgainstIdleAndFailures(t *testing.T) {
 	}
 }
 
-// The runtime's histograms are read as two readings' difference; a quantile is the upper bound
-// of the bucket that holds it.
+// The runtime's histograms are read as two readings' difference, and the table counts what
+// lasted longer than the bucket bounds nearest 1, 10 and 100 ms.
 func TestRuntimeTableFromTwoReadings(t *testing.T) {
-	upper := []float64{0.0001, 0.001, 0.01, 0.1, math.Inf(1)}
+	upper := []float64{0.0001, 0.00105, 0.0107, 0.117, math.Inf(1)}
 	before := goRuntime{waits: histogram{upper, []uint64{50, 60, 60, 60, 60}}, gcPauses: histogram{upper, []uint64{1, 2, 2, 2, 2}}}
-	// Since before: 900 waits ≤ 0.1 ms, 90 more ≤ 1 ms (the 990th, p99), 8 more ≤ 10 ms, 2 more
-	// ≤ 100 ms (the 999th, p99.9, and the longest); pauses: 3 ≤ 0.1 ms, 1 more ≤ 100 ms.
-	after := goRuntime{waits: histogram{upper, []uint64{950, 1050, 1058, 1060, 1060}}, gcPauses: histogram{upper, []uint64{4, 5, 5, 6, 6}}}
+	// Since before: 900 waits ≤ 0.1 ms, 90 more ≤ 1.05 ms, 8 more ≤ 10.7 ms, 1 more ≤ 117 ms,
+	// 1 longer; pauses: 3 ≤ 0.1 ms, 1 more ≤ 117 ms.
+	after := goRuntime{waits: histogram{upper, []uint64{950, 1050, 1058, 1059, 1060}}, gcPauses: histogram{upper, []uint64{4, 5, 5, 6, 6}}}
 	r := after.since(before)
-	if r.waits.total() != 1000 || r.waits.quantile(0.99) != 0.001 || r.waits.quantile(0.999) != 0.1 || r.waits.quantile(1) != 0.1 || r.waits.over(0.01) != 2 {
-		t.Fatalf("waits: %d, p99 %g, p99.9 %g, max %g, over 10 ms %d", r.waits.total(), r.waits.quantile(0.99), r.waits.quantile(0.999), r.waits.quantile(1), r.waits.over(0.01))
+	if r.waits.total() != 1000 || r.waits.over(0.0107) != 2 || r.gcPauses.total() != 4 {
+		t.Fatalf("waits %d, over 10.7 ms %d, pauses %d", r.waits.total(), r.waits.over(0.0107), r.gcPauses.total())
 	}
-	md := runtimeMarkdown(goRuntime{}, r)
+	md := runtimeMarkdown(goRuntime{waits: histogram{upper, make([]uint64, 5)}, gcPauses: histogram{upper, make([]uint64, 5)}}, r)
 	wantLines(t, md,
-		"| goroutines that waited for a processor | 0 | 1,000 |",
-		"| wait p99 | 0.00 ms | ≤ 1.00 ms |",
-		"| wait p99.9 | 0.00 ms | ≤ 100 ms |",
-		"| longest wait | 0.00 ms | ≤ 100 ms |",
-		"| waits over 10 ms | 0 | 2 |",
-		"| collector's stop-the-world pauses | 0 | 4 |",
-		"| longest pause | 0.00 ms | ≤ 100 ms |",
+		"| goroutine waits for a processor | 0 | 1,000 |\n| … longer than 1.05 ms | 0 | 10 |\n| … longer than 10.7 ms | 0 | 2 |\n| … longer than 117 ms | 0 | 1 |\n",
+		"| collector's stop-the-world pauses | 0 | 4 |\n| … longer than 1.05 ms | 0 | 1 |\n| … longer than 10.7 ms | 0 | 1 |\n| … longer than 117 ms | 0 | 0 |\n",
 	)
+	// Without a bound near 1 ms, the one near 10 ms is shown once.
+	coarse := []float64{0.0107, 0.117, math.Inf(1)}
+	r = goRuntime{waits: histogram{coarse, []uint64{5, 6, 7}}, gcPauses: histogram{coarse, []uint64{1, 1, 1}}}
+	wantLines(t, runtimeMarkdown(r, r), "| goroutine waits for a processor | 7 | 7 |\n| … longer than 10.7 ms | 2 | 2 |\n| … longer than 117 ms | 1 | 1 |\n| collector's")
 }
 
 // wantLines fails the test for each wanted line that the markdown lacks.
