@@ -67,7 +67,7 @@ func (r *peerReport) markdown() string {
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	points, indexes := r.points, r.indexes
 	w("### Per-site answers against PostgreSQL\n\n")
-	w("`make bench-pg` (`go run ./bench/cmd/consbench --postgres`), %s, commit %s. Machine: %s cores, %s, shared with other work "+
+	w("`make bench-pg` (`go run ./bench/cmd/consbench --postgres`), %s, commit %s. Machine: %s cores, %s "+
 		"(load average at the end %s); Go %s, ClickHouse %s, PostgreSQL %s (Debian's package, a throwaway cluster).\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), r.commit, nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion, r.pgVersion)
 	w("Data: the consumption benchmark's generator, %s sites × %d (Europe/Paris): %s load-curve points, %s index rows, loaded into both stores site after site. "+
@@ -107,7 +107,7 @@ func (r *peerReport) markdown() string {
 	b.WriteString(loadBound(r.loadCost, r.pg.total(), nproc(), loadNote))
 
 	w("ClickHouse's work per request, from `system.query_log` (finished queries, mean of %d requests of each kind on random sites, each batch alone in its seconds of the log): "+
-		"energyd's queries (readings or load curve; the directory's reload of the tenant's sites and tariffs, every 2.5 s in the background, when one fell in the batch) and the direct SQL's. "+
+		"energyd's queries (readings or load curve; the site directory's check of the tenant, every 2.5 s in the background while it is in use, when one fell in the batch) and the direct SQL's. "+
 		"Read rows and bytes are what the server read from its tables, time the server's own duration.\n\n", r.opts.logRequests)
 	w("| request | energyd: queries | read rows | read bytes | server time | direct SQL: read rows | read bytes | server time |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, req := range r.requests {

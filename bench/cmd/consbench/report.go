@@ -186,7 +186,7 @@ func (r *report) markdown() string {
 		"*rows delivered*, as a user runs it: the client's default output format (TabSeparated), every row received and written to a pipe that discards it; "+
 		"*server only*: the same query with `FORMAT Null`, computed by the server and nothing sent back. "+
 		"Computed requests, delivered SQL and server-only SQL alternate in %d rounds so that other load on the machine weighs on all three. "+
-		"*ClickHouse per computed answer*: calls the service made (readings or load curve; the directory's reload of the tenant's sites and tariffs when one fell among them; concurrent ones overlap) and their summed time, mean per answer.\n\n",
+		"*ClickHouse per computed answer*: calls the service made (readings or load curve; the site directory's check of the tenant when one fell among them; concurrent ones overlap) and their summed time, mean per answer.\n\n",
 		r.opts.runs, r.opts.cachedRuns, r.opts.runs, rounds)
 	w("The 2× target is judged on the direct SQL with rows delivered: the endpoint's time includes delivering its answer over HTTP (the client reads the whole JSON body), " +
 		"so the comparable direct figure must include delivering the rows. The server-only column is shown so that nothing is hidden; it is not what a user of clickhouse-client waits for.\n\n")

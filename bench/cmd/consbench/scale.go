@@ -191,7 +191,7 @@ func scaleMarkdown(o options, sizes []*scaleSize, commit string) string {
 	}
 	w("\nOne site over one year, full HTTP round trip over loopback. *Computed*: result cache off, %d requests, each on a site drawn at random from the whole fleet. "+
 		"*Cached*: %d requests of one site. *Read per request*: what `system.query_log` recorded for %d more computed requests on random sites "+
-		"(every query the service made: readings, and the directory's reload of the tenant's sites and tariffs when one fell among them), per request.\n\n", o.runs, o.cachedRuns, o.logRequests)
+		"(every query the service made: readings, and the site directory's check of the tenant when one fell among them), per request.\n\n", o.runs, o.cachedRuns, o.logRequests)
 	w("| sites | request | computed p50 | computed p99 | cached p50 | ClickHouse queries | read rows | read bytes | server time | computed p50 / smallest fleet's |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range sizes {
 		for k, req := range s.requests {
