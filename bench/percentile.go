@@ -1,15 +1,16 @@
 package bench
 
 import (
+	"cmp"
 	"slices"
-	"time"
 )
 
 // Percentile is the nearest-rank p-th percentile of ds (0 when ds is empty): the smallest
-// duration that at least p % of ds do not exceed.
-func Percentile(ds []time.Duration, p float64) time.Duration {
+// value that at least p % of ds do not exceed. Durations and the server's counters alike.
+func Percentile[T cmp.Ordered](ds []T, p float64) T {
 	if len(ds) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)

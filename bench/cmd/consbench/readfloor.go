@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -182,17 +181,6 @@ func readFloorLog(ctx context.Context, db *schema.DB, run string, results []*flo
 	return rows.Err()
 }
 
-// quantileU is the nearest-rank p-th percentile of vs, as bench.Percentile.
-func quantileU(vs []uint64, p float64) uint64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.999999) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
-
 func readFloorMarkdown(r *report, version string, results []*floorResult, runs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### One site's read on ClickHouse: the floor\n\n`go run ./bench/cmd/consbench --read-floor` (`make bench-read-floor`), %s, commit %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s.\n\n",
@@ -214,8 +202,8 @@ func readFloorMarkdown(r *report, version string, results []*floorResult, runs i
 			returned = thousands(uint64(r.spec.IndexesPerSite() - 2))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d ms | %s / %s |\n", res.read.name, returned,
-			thousands(quantileU(res.rows, 50)), kib(int64(quantileU(res.bytes, 50))),
-			quantileU(res.serverMs, 50), quantileU(res.serverMs, 90),
+			thousands(bench.Percentile(res.rows, 50)), kib(int64(bench.Percentile(res.bytes, 50))),
+			bench.Percentile(res.serverMs, 50), bench.Percentile(res.serverMs, 90),
 			ms(percentile(res.client, 50)), ms(percentile(res.client, 90)))
 	}
 	b.WriteString("\nReproduce: `make bench-read-floor` (about a minute on the reused data set; `--runs` sets the rounds).\n")
