@@ -35,7 +35,10 @@ const dailyEnergyTable = "bench_read_floor_daily_energy"
 func floorReads() []floorRead {
 	site := func(site string, from, to time.Time) []any { return []any{bench.Tenant, site} }
 	siteRange := func(lo, hi func(from, to time.Time) time.Time) func(string, time.Time, time.Time) []any {
-		return func(s string, from, to time.Time) []any { return []any{bench.Tenant, s, lo(from, to), hi(from, to)} }
+		// from and to are local (the 2-day range starts at a local midnight, across DST); bound as UTC.
+		return func(s string, from, to time.Time) []any {
+			return []any{bench.Tenant, s, lo(from, to).UTC(), hi(from, to).UTC()}
+		}
 	}
 	bySite := " FROM " + tables.ElecIndexesBySite + " WHERE tenant_id = ? AND site_id = ? AND ts >= ? AND ts <= ?"
 	margin := 35 * 24 * time.Hour
@@ -79,6 +82,7 @@ func buildDailyEnergy(ctx context.Context, db *schema.DB) error {
 type floorResult struct {
 	read                  floorRead
 	client                []time.Duration
+	returned              []uint64 // rows received, counted by the client
 	serverMs, rows, bytes []uint64
 }
 
@@ -95,19 +99,16 @@ func runReadFloor(ctx context.Context, o options) error {
 		return err
 	}
 	defer func() { _ = db.Conn.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+dailyEnergyTable) }()
-	var version string
-	if err := db.Conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
-		return err
-	}
 	reads := floorReads()
 	results := make([]*floorResult, len(reads))
 	for i := range reads {
 		results[i] = &floorResult{read: reads[i]}
 	}
-	from := time.Date(o.year, 1, 1, 0, 0, 0, 0, time.UTC)
-	if loc, err := time.LoadLocation(bench.Timezone); err == nil {
-		from = time.Date(o.year, 1, 1, 0, 0, 0, 0, loc)
+	loc, err := time.LoadLocation(bench.Timezone)
+	if err != nil {
+		return err
 	}
+	from := time.Date(o.year, 1, 1, 0, 0, 0, 0, loc)
 	to := from.AddDate(1, 0, 0)
 	run := fmt.Sprintf("readfloor-%d", time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(uint64(o.sites), 42))
@@ -118,11 +119,13 @@ func runReadFloor(ctx context.Context, o options) error {
 			qctx := clickhouse.Context(ctx, clickhouse.WithQueryID(fmt.Sprintf("%s-%d-%d", run, i, round)),
 				clickhouse.WithSettings(clickhouse.Settings{"log_queries": 1}))
 			start := time.Now()
-			rows, err := db.Conn.Query(qctx, reads[i].sql, reads[i].args(site, from.UTC(), to.UTC())...)
+			rows, err := db.Conn.Query(qctx, reads[i].sql, reads[i].args(site, from, to)...)
 			if err != nil {
 				return fmt.Errorf("%s: %w", reads[i].name, err)
 			}
+			var n uint64
 			for rows.Next() {
+				n++
 			}
 			err = rows.Err()
 			rows.Close()
@@ -130,12 +133,13 @@ func runReadFloor(ctx context.Context, o options) error {
 				return fmt.Errorf("%s: %w", reads[i].name, err)
 			}
 			results[i].client = append(results[i].client, time.Since(start))
+			results[i].returned = append(results[i].returned, n)
 		}
 	}
 	if err := readFloorLog(ctx, db, run, results, o.runs); err != nil {
 		return err
 	}
-	md := readFloorMarkdown(r, version, results, o.runs)
+	md := readFloorMarkdown(r, results, o.runs)
 	fmt.Print(md)
 	if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
 		return err
@@ -181,27 +185,16 @@ func readFloorLog(ctx context.Context, db *schema.DB, run string, results []*flo
 	return rows.Err()
 }
 
-func readFloorMarkdown(r *report, version string, results []*floorResult, runs int) string {
+func readFloorMarkdown(r *report, results []*floorResult, runs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### One site's read on ClickHouse: the floor\n\n`go run ./bench/cmd/consbench --read-floor` (`make bench-read-floor`), %s, commit %s. Machine: %s cores, %s; load average at the end %s; Go %s, ClickHouse %s.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), gitCommit(), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), version)
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), gitCommit(), nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion)
 	fmt.Fprintf(&b, "Data: the consumption benchmark's %s sites × %d (daily indexes of two dials, `%s`). Each read runs %d times on random sites, the reads interleaved in a new order every round. "+
 		"Server: `query_duration_ms` from `system.query_log` (whole milliseconds). Client: from sending the query through clickhouse-go to having received its last row.\n\n",
 		thousands(uint64(r.spec.Sites)), r.spec.Year, tables.ElecIndexesBySite, runs)
 	b.WriteString("| read | rows returned | read rows p50 | read bytes p50 | server p50 / p90 | client p50 / p90 |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, res := range results {
-		returned := "–"
-		switch {
-		case strings.HasPrefix(res.read.name, "SELECT 1"):
-			returned = "1"
-		case strings.Contains(res.read.name, "2 days"):
-			returned = "4"
-		case strings.Contains(res.read.name, "35 days"), strings.Contains(res.read.name, "flat"):
-			returned = thousands(uint64(r.spec.IndexesPerSite()))
-		case strings.Contains(res.read.name, "daily energy"):
-			returned = thousands(uint64(r.spec.IndexesPerSite() - 2))
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d ms | %s / %s |\n", res.read.name, returned,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d ms | %s / %s |\n", res.read.name, thousands(bench.Percentile(res.returned, 50)),
 			thousands(bench.Percentile(res.rows, 50)), kib(int64(bench.Percentile(res.bytes, 50))),
 			bench.Percentile(res.serverMs, 50), bench.Percentile(res.serverMs, 90),
 			ms(percentile(res.client, 50)), ms(percentile(res.client, 90)))
