@@ -152,17 +152,17 @@ func TestDocsRenderOffline(t *testing.T) {
 	h.wantError(st, b, hdr, http.StatusNotFound, CodeNotFound, "/docs/nope.js")
 }
 
-// TestOpenAPIPathsInREADME keeps the README's "API at a glance" true: every path of the main
+// TestOpenAPIPathsInREADME keeps the "API at a glance" of apidocs/README.md true: every path of the main
 // API appears there.
 func TestOpenAPIPathsInREADME(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for path, item := range MainOpenAPI().Paths {
 		for method, op := range map[string]*huma.Operation{"GET": item.Get, "PUT": item.Put, "POST": item.Post, "DELETE": item.Delete, "PATCH": item.Patch} {
 			if op != nil && !strings.Contains(string(readme), method+" "+path) {
-				t.Errorf("README.md's API at a glance lacks %s %s (%s): add a row with its scope", method, path, op.Summary)
+				t.Errorf("apidocs/README.md's API at a glance lacks %s %s (%s): add a row with its scope", method, path, op.Summary)
 			}
 		}
 	}

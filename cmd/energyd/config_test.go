@@ -66,14 +66,14 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	}
 }
 
-// TestREADMEListsEveryFlag keeps the README's configuration table true: every flag that
+// TestREADMEListsEveryFlag keeps the configuration table of deploy/README.md true: every flag that
 // loadConfig declares appears there with its environment variable.
 func TestREADMEListsEveryFlag(t *testing.T) {
 	src, err := os.ReadFile("config.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../deploy/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestREADMEListsEveryFlag(t *testing.T) {
 	for _, f := range found {
 		row := fmt.Sprintf("| `--%s` | `%s` |", f[1], f[2])
 		if !strings.Contains(string(readme), row) {
-			t.Errorf("README.md's energyd table lacks the row starting %s (default %q)", row, f[3])
+			t.Errorf("deploy/README.md's energyd table lacks the row starting %s (default %q)", row, f[3])
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// TestImportsFlowOneWay enforces the layout of the README's "Layout" section in production code:
-// cmd → apidocs → {ingest, query} → schema; ingest and query never import each other, and
+// TestImportsFlowOneWay enforces the layout of README.md's and CONTRIBUTING.md's "Layout" in
+// production code: cmd → apidocs → {ingest, query} → schema; ingest and query never import each other, and
 // nothing below cmd imports apidocs or cmd.
 func TestImportsFlowOneWay(t *testing.T) {
 	forbidden := map[string][]string{
