@@ -1,190 +1,208 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"energy/ingest"
+	"github.com/alecthomas/kong"
+
 	"energy/schema"
 )
 
-// config is energyd's configuration: each flag has an ENERGY_* environment fallback
-// (apidocs/README.md, "Services"; names and defaults are fixed, scripts depend on them).
+// config is energyd's configuration: typed flags, each with an ENERGY_* environment fallback
+// (names and defaults are fixed: manifests and scripts depend on them). A flag's min and max
+// tags bound its value; checkRanges refuses one outside them, naming the flag.
 type config struct {
-	Listen          string
-	AdviceListen    string
-	DataDir         string
-	ClickHouseDSN   string
-	ClickHouseClust string
-	ClickHousePort  int // of the embedded ClickHouse, on 127.0.0.1 (0: a free one)
-	PublicURL       string
-	PGPKeyFiles     []string
-	JobDeadline     time.Duration
-	JobLease        time.Duration
-	Workers         int
-	DecodeSlots     int // 0: ingest.DefaultDecodeSlots
-	AdviceWorkers   int
-	LogLevel        string
-	// Consumption result cache and carbon default of the consumption answers.
-	CacheEntries      int
-	CacheMB           int
-	CarbonCoefficient float64
-	// GasCarbonCoefficient is the kgCO2e/kWh of gas answers whose gas tariff names none.
-	GasCarbonCoefficient float64
-	// MemoryHeadroomMB is added to CacheMB for the Go collector's soft memory limit.
-	MemoryHeadroomMB int
-	// LoadCurveSums answers load-curve steps from ClickHouse's sums per interval instead of the
-	// points (slower on 18.16, measured by make bench-sums; for servers where it is faster).
-	LoadCurveSums bool
-	// Bounds of every ClickHouse call: reads, inserts and other writes, migration statements.
-	StoreTimeouts schema.Timeouts
-	// Target notifications: SMTP for EMAIL, an HTTP gateway for SMS (its token from the
-	// environment only, never a flag visible in ps).
-	SMTPURL             string
-	SMTPCAFile          string
-	SMSGatewayURL       string
-	SMSGatewayToken     string
-	NotificationBackoff time.Duration
-	// UploadMinRate and UploadGrace: the slowest archive upload waited for.
-	UploadMinRate int64
-	UploadGrace   time.Duration
+	// Listeners.
+	Listen string `name:"listen" placeholder:"ADDR" env:"ENERGY_LISTEN" default:":8080" group:"listen" help:"address of the main API"`
+	// AdviceListenSet is nil when neither the flag nor its variable is given: AdviceListen then
+	// follows the host of --listen.
+	AdviceListenSet *string    `name:"advice-listen" placeholder:"ADDR" env:"ENERGY_ADVICE_LISTEN" group:"listen" help:"address of the recommendation API; empty disables it; unset: port 8081 on the host of --listen"`
+	PublicURL       string     `name:"public-url" placeholder:"URL" env:"ENERGY_PUBLIC_URL" group:"listen" help:"base of the links the API returns; default from the request"`
+	LogLevel        slog.Level `name:"log-level" env:"ENERGY_LOG_LEVEL" default:"info" group:"listen" help:"debug, info, warn or error"`
+
+	// The ClickHouse store and the bounds of every call to it.
+	DataDir          string        `name:"data-dir" placeholder:"DIR" env:"ENERGY_DATA_DIR" default:"./var" group:"store" help:"directory of the embedded ClickHouse and the archive spool"`
+	ClickHouseDSN    string        `name:"clickhouse-dsn" placeholder:"DSN" env:"ENERGY_CLICKHOUSE_DSN" group:"store" help:"ClickHouse DSN (clickhouse://host:9000/db); empty launches an embedded server under the data dir"`
+	ClickHousePort   int           `name:"clickhouse-port" env:"ENERGY_CLICKHOUSE_PORT" default:"0" min:"0" max:"65535" group:"store" help:"native protocol port of the embedded ClickHouse on 127.0.0.1; 0: a free port chosen at start"`
+	ClickHouseClust  string        `name:"clickhouse-cluster" placeholder:"NAME" env:"ENERGY_CLICKHOUSE_CLUSTER" group:"store" help:"ClickHouse cluster name: migrations use ON CLUSTER, Replicated and Distributed tables"`
+	QueryTimeout     time.Duration `name:"query-timeout" env:"ENERGY_QUERY_TIMEOUT" default:"10s" min:"1ms" group:"store" help:"longest wait for one ClickHouse read; a stalled store answers 503 within it"`
+	InsertTimeout    time.Duration `name:"insert-timeout" env:"ENERGY_INSERT_TIMEOUT" default:"1m" min:"1ms" group:"store" help:"longest wait for one ClickHouse insert or other write (a failed job insert is retried later)"`
+	MigrationTimeout time.Duration `name:"migration-timeout" env:"ENERGY_MIGRATION_TIMEOUT" default:"5m" min:"1ms" group:"store" help:"longest wait for one schema migration statement"`
+
+	// Archive intake and its jobs.
+	PGPKeyFiles   []string      `name:"pgp-key-files" placeholder:"FILE" env:"ENERGY_PGP_KEY_FILES" group:"intake" help:"comma-separated OpenPGP private key files for encrypted archives"`
+	JobDeadline   time.Duration `name:"job-deadline" env:"ENERGY_JOB_DEADLINE" default:"10m" min:"1ms" group:"intake" help:"a job not finished this long after submission ends in TIMEOUT"`
+	JobLease      time.Duration `name:"job-lease" env:"ENERGY_JOB_LEASE" default:"30s" min:"1s" max:"1m" group:"intake" help:"with --clickhouse-cluster: a job whose energyd stops renewing its lease this long is taken over by another energyd"`
+	Workers       int           `name:"workers" env:"ENERGY_WORKERS" default:"2" min:"1" max:"64" group:"intake" help:"archive processing workers"`
+	DecodeSlots   int           `name:"decode-slots" env:"ENERGY_DECODE_SLOTS" default:"0" min:"0" max:"64" group:"intake" help:"archives decompressed and files decoded at once across the workers; 0: one fewer than the processors (at least 1), so that one stays free for requests"`
+	UploadMinRate int64         `name:"upload-min-rate" env:"ENERGY_UPLOAD_MIN_RATE" default:"16384" min:"1" group:"intake" help:"bytes/s an archive upload must average once --upload-grace has passed, else it is cut off with a 400"`
+	UploadGrace   time.Duration `name:"upload-grace" env:"ENERGY_UPLOAD_GRACE" default:"10s" min:"1ms" group:"intake" help:"time an archive upload has before --upload-min-rate applies"`
+
+	// Answers: the result cache, the carbon defaults, the recommendation jobs.
+	AdviceWorkers        int     `name:"advice-workers" env:"ENERGY_ADVICE_WORKERS" default:"2" min:"1" max:"64" group:"answers" help:"recommendation jobs computed at once"`
+	CacheEntries         int     `name:"cache-entries" env:"ENERGY_CACHE_ENTRIES" default:"10000" min:"0" group:"answers" help:"most consumption answers kept in the result cache; 0 disables it"`
+	CacheMB              int     `name:"cache-mb" env:"ENERGY_CACHE_MB" default:"256" min:"1" group:"answers" help:"approximate memory bound of the consumption result cache, MiB"`
+	MemoryHeadroomMB     int     `name:"memory-headroom-mb" env:"ENERGY_MEMORY_HEADROOM_MB" default:"128" min:"16" group:"answers" help:"MiB beyond --cache-mb in the Go soft memory limit (GOMEMLIMIT, when set, wins)"`
+	CarbonCoefficient    float64 `name:"carbon-coefficient" env:"ENERGY_CARBON_COEFFICIENT" default:"0.052" min:"0" max:"10" group:"answers" help:"kgCO2e/kWh of sites whose tariff has none; the default is ADEME Base Empreinte's French average mix"`
+	GasCarbonCoefficient float64 `name:"gas-carbon-coefficient" env:"ENERGY_GAS_CARBON_COEFFICIENT" default:"0.227" min:"0" max:"10" group:"answers" help:"kgCO2e/kWh of gas for sites whose gas tariff has none; the default is ADEME Base Empreinte's natural gas"`
+	LoadCurveSums        bool    `name:"load-curve-sums" env:"ENERGY_LOAD_CURVE_SUMS" group:"answers" help:"HOURS and MINUTES steps summed by ClickHouse per interval instead of from the points (same answers; slower on ClickHouse 18.16, measure yours with make bench-sums)"`
+
+	// Target notifications: SMTP for EMAIL, an HTTP gateway for SMS.
+	SMTPURL             string        `name:"smtp-url" placeholder:"URL" env:"ENERGY_SMTP_URL" group:"notify" help:"SMTP server of EMAIL notifications: smtp://user:pass@host:port?from=addr (STARTTLS when offered; smtps:// for TLS); empty: EMAIL notifications fail"`
+	SMTPCAFile          string        `name:"smtp-ca-file" placeholder:"FILE" env:"ENERGY_SMTP_CA_FILE" group:"notify" help:"PEM certificates trusted for the SMTP server's TLS besides the system's (an internal CA or a self-signed server certificate)"`
+	SMSGatewayURL       string        `name:"sms-gateway-url" placeholder:"URL" env:"ENERGY_SMS_GATEWAY_URL" group:"notify" help:"HTTP gateway of SMS notifications (POST {\"to\", \"text\"}, bearer ENERGY_SMS_GATEWAY_TOKEN); empty: SMS notifications fail"`
+	NotificationBackoff time.Duration `name:"notification-backoff" env:"ENERGY_NOTIFICATION_BACKOFF" default:"30s" min:"1ms" group:"notify" help:"wait after a notification's first failed attempt, doubled after each further one (8 attempts at most)"`
+	// AdviceListen is the recommendation API's address; empty: none.
+	AdviceListen string `kong:"-"`
+	// SMSGatewayToken comes from the environment only, never from a flag visible in ps.
+	SMSGatewayToken string `kong:"-"`
 }
+
+// flagGroups titles the groups of --help.
+var flagGroups = []kong.Group{
+	{Key: "listen", Title: "Listeners:"},
+	{Key: "store", Title: "ClickHouse store:"},
+	{Key: "intake", Title: "Archive intake and jobs:"},
+	{Key: "answers", Title: "Answers (cache, carbon, recommendations):"},
+	{Key: "notify", Title: "Target notifications:"},
+}
+
+// errHelp is returned once --help has printed the usage: energyd then exits at once, with 0.
+var errHelp = errors.New("help printed")
 
 func loadConfig(args []string) (config, error) {
 	var c config
-	fs := flag.NewFlagSet("energyd", flag.ContinueOnError)
-	str := func(p *string, name, env, def, usage string) {
-		fs.StringVar(p, name, envOr(env, def), usage+" (env "+env+")")
+	helped := false
+	parser, err := newParser(&c, func(int) { helped = true })
+	if err != nil {
+		return c, err
 	}
-	str(&c.Listen, "listen", "ENERGY_LISTEN", ":8080", "address of the main API")
-	str(&c.AdviceListen, "advice-listen", "ENERGY_ADVICE_LISTEN", ":8081", "address of the recommendation API; empty disables it; unset: port 8081 on the host of --listen")
-	str(&c.DataDir, "data-dir", "ENERGY_DATA_DIR", "./var", "directory of the embedded ClickHouse and the archive spool")
-	str(&c.ClickHouseDSN, "clickhouse-dsn", "ENERGY_CLICKHOUSE_DSN", "", "ClickHouse DSN (clickhouse://host:9000/db); empty launches an embedded server under the data dir")
-	var chPort string
-	str(&chPort, "clickhouse-port", "ENERGY_CLICKHOUSE_PORT", "0", "native protocol port of the embedded ClickHouse on 127.0.0.1; 0: a free port chosen at start")
-	str(&c.ClickHouseClust, "clickhouse-cluster", "ENERGY_CLICKHOUSE_CLUSTER", "", "ClickHouse cluster name: migrations use ON CLUSTER, Replicated and Distributed tables")
-	str(&c.PublicURL, "public-url", "ENERGY_PUBLIC_URL", "", "base of the links the API returns; default from the request")
-	var keys string
-	str(&keys, "pgp-key-files", "ENERGY_PGP_KEY_FILES", "", "comma-separated OpenPGP private key files for encrypted archives")
-	var deadline string
-	str(&deadline, "job-deadline", "ENERGY_JOB_DEADLINE", "10m", "a job not finished this long after submission ends in TIMEOUT")
-	var lease string
-	str(&lease, "job-lease", "ENERGY_JOB_LEASE", "30s", "with --clickhouse-cluster: a job whose energyd stops renewing its lease this long (at most 1m) is taken over by another energyd")
-	var workers string
-	str(&workers, "workers", "ENERGY_WORKERS", "2", "archive processing workers")
-	var decodeSlots string
-	str(&decodeSlots, "decode-slots", "ENERGY_DECODE_SLOTS", "0", "archives decompressed and files decoded at once across the workers; 0: one fewer than the processors (at least 1), so that one stays free for requests")
-	var adviceWorkers string
-	str(&adviceWorkers, "advice-workers", "ENERGY_ADVICE_WORKERS", "2", "recommendation jobs computed at once")
-	str(&c.LogLevel, "log-level", "ENERGY_LOG_LEVEL", "info", "debug, info, warn or error")
-	var cacheEntries, cacheMB, carbon, gasCarbon string
-	str(&cacheEntries, "cache-entries", "ENERGY_CACHE_ENTRIES", "10000", "most consumption answers kept in the result cache; 0 disables it")
-	str(&cacheMB, "cache-mb", "ENERGY_CACHE_MB", "256", "approximate memory bound of the consumption result cache, MiB")
-	str(&carbon, "carbon-coefficient", "ENERGY_CARBON_COEFFICIENT", "0.052", "kgCO2e/kWh of sites whose tariff has none (default: ADEME Base Empreinte, French average mix)")
-	str(&gasCarbon, "gas-carbon-coefficient", "ENERGY_GAS_CARBON_COEFFICIENT", "0.227", "kgCO2e/kWh of gas for sites whose gas tariff has none (default: ADEME Base Empreinte, natural gas)")
-	var headroom, curveSums string
-	str(&curveSums, "load-curve-sums", "ENERGY_LOAD_CURVE_SUMS", "false", "true: HOURS and MINUTES steps summed by ClickHouse per interval instead of from the points (same answers; slower on ClickHouse 18.16, measure yours with make bench-sums)")
-	str(&headroom, "memory-headroom-mb", "ENERGY_MEMORY_HEADROOM_MB", "128", "MiB beyond --cache-mb in the Go soft memory limit (GOMEMLIMIT, when set, wins)")
-	var queryTimeout, insertTimeout, migrationTimeout string
-	str(&queryTimeout, "query-timeout", "ENERGY_QUERY_TIMEOUT", "10s", "longest wait for one ClickHouse read; a stalled store answers 503 within it")
-	str(&insertTimeout, "insert-timeout", "ENERGY_INSERT_TIMEOUT", "1m", "longest wait for one ClickHouse insert or other write (a failed job insert is retried later)")
-	str(&migrationTimeout, "migration-timeout", "ENERGY_MIGRATION_TIMEOUT", "5m", "longest wait for one schema migration statement")
-	str(&c.SMTPURL, "smtp-url", "ENERGY_SMTP_URL", "", "SMTP server of EMAIL notifications: smtp://user:pass@host:port?from=addr (STARTTLS when offered; smtps:// for TLS); empty: EMAIL notifications fail")
-	str(&c.SMTPCAFile, "smtp-ca-file", "ENERGY_SMTP_CA_FILE", "", "PEM certificates trusted for the SMTP server's TLS besides the system's (an internal CA or a self-signed server certificate)")
-	str(&c.SMSGatewayURL, "sms-gateway-url", "ENERGY_SMS_GATEWAY_URL", "", "HTTP gateway of SMS notifications (POST {\"to\", \"text\"}, bearer ENERGY_SMS_GATEWAY_TOKEN); empty: SMS notifications fail")
-	var backoff string
-	str(&backoff, "notification-backoff", "ENERGY_NOTIFICATION_BACKOFF", "30s", "wait after a notification's first failed attempt, doubled after each further one (8 attempts at most)")
-	var uploadRate, uploadGrace string
-	str(&uploadRate, "upload-min-rate", "ENERGY_UPLOAD_MIN_RATE", "16384", "bytes/s an archive upload must average once --upload-grace has passed, else it is cut off with a 400")
-	str(&uploadGrace, "upload-grace", "ENERGY_UPLOAD_GRACE", "10s", "time an archive upload has before --upload-min-rate applies")
-	if err := fs.Parse(args); err != nil {
+	_, err = parser.Parse(args)
+	if helped {
+		return c, errHelp
+	}
+	if err != nil {
+		return c, err
+	}
+	if err := checkRanges(parser.Model); err != nil {
 		return c, err
 	}
 	c.SMSGatewayToken = os.Getenv("ENERGY_SMS_GATEWAY_TOKEN")
-	if d, err := time.ParseDuration(backoff); err != nil || d <= 0 {
-		return c, fmt.Errorf("--notification-backoff: %q is not a positive duration (for example 30s)", backoff)
-	} else {
-		c.NotificationBackoff = d
+	c.AdviceListen = followHost(c.Listen, "8081")
+	if c.AdviceListenSet != nil {
+		c.AdviceListen = *c.AdviceListenSet
 	}
-	if !flagGiven(fs, "advice-listen", "ENERGY_ADVICE_LISTEN") {
-		c.AdviceListen = followHost(c.Listen, "8081")
-	}
-	for _, k := range strings.Split(keys, ",") {
+	var keys []string
+	for _, k := range c.PGPKeyFiles {
 		if k = strings.TrimSpace(k); k != "" {
-			c.PGPKeyFiles = append(c.PGPKeyFiles, k)
+			keys = append(keys, k)
 		}
 	}
-	var err error
-	if c.JobDeadline, err = time.ParseDuration(deadline); err != nil || c.JobDeadline <= 0 {
-		return c, fmt.Errorf("--job-deadline: %q is not a positive duration (for example 10m)", deadline)
-	}
-	if c.JobLease, err = time.ParseDuration(lease); err != nil || c.JobLease <= 0 || c.JobLease > ingest.MaxLease {
-		return c, fmt.Errorf("--job-lease: %q is not a duration from 1s to 1m (for example 30s)", lease)
-	}
-	for _, d := range []struct {
-		flag, value string
-		into        *time.Duration
-	}{
-		{"query-timeout", queryTimeout, &c.StoreTimeouts.Read},
-		{"insert-timeout", insertTimeout, &c.StoreTimeouts.Write},
-		{"migration-timeout", migrationTimeout, &c.StoreTimeouts.Migrate},
-	} {
-		if *d.into, err = time.ParseDuration(d.value); err != nil || *d.into <= 0 {
-			return c, fmt.Errorf("--%s: %q is not a positive duration (for example 10s)", d.flag, d.value)
-		}
-	}
-	if _, err := fmt.Sscan(uploadRate, &c.UploadMinRate); err != nil || c.UploadMinRate < 1 {
-		return c, fmt.Errorf("--upload-min-rate: %q is not a number of bytes per second ≥ 1", uploadRate)
-	}
-	if c.UploadGrace, err = time.ParseDuration(uploadGrace); err != nil || c.UploadGrace <= 0 {
-		return c, fmt.Errorf("--upload-grace: %q is not a positive duration (for example 10s)", uploadGrace)
-	}
-	if _, err := fmt.Sscan(workers, &c.Workers); err != nil || c.Workers < 1 || c.Workers > 64 {
-		return c, fmt.Errorf("--workers: %q is not a number from 1 to 64", workers)
-	}
-	if _, err := fmt.Sscan(decodeSlots, &c.DecodeSlots); err != nil || c.DecodeSlots < 0 || c.DecodeSlots > 64 {
-		return c, fmt.Errorf("--decode-slots: %q is not a number from 0 to 64", decodeSlots)
-	}
-	if _, err := fmt.Sscan(adviceWorkers, &c.AdviceWorkers); err != nil || c.AdviceWorkers < 1 || c.AdviceWorkers > 64 {
-		return c, fmt.Errorf("--advice-workers: %q is not a number from 1 to 64", adviceWorkers)
-	}
-	if _, err := fmt.Sscan(cacheEntries, &c.CacheEntries); err != nil || c.CacheEntries < 0 {
-		return c, fmt.Errorf("--cache-entries: %q is not a number ≥ 0", cacheEntries)
-	}
-	if _, err := fmt.Sscan(cacheMB, &c.CacheMB); err != nil || c.CacheMB < 1 {
-		return c, fmt.Errorf("--cache-mb: %q is not a number ≥ 1", cacheMB)
-	}
-	if _, err := fmt.Sscan(headroom, &c.MemoryHeadroomMB); err != nil || c.MemoryHeadroomMB < 16 {
-		return c, fmt.Errorf("--memory-headroom-mb: %q is not a number ≥ 16", headroom)
-	}
-	if c.LoadCurveSums, err = strconv.ParseBool(curveSums); err != nil {
-		return c, fmt.Errorf("--load-curve-sums: %q is not true or false", curveSums)
-	}
-	if _, err := fmt.Sscan(chPort, &c.ClickHousePort); err != nil || c.ClickHousePort < 0 || c.ClickHousePort > 65535 {
-		return c, fmt.Errorf("--clickhouse-port: %q is not a port number from 0 to 65535", chPort)
-	}
+	c.PGPKeyFiles = keys
 	if c.ClickHousePort != 0 && c.ClickHouseDSN != "" {
 		return c, fmt.Errorf("--clickhouse-port %d: only for the embedded ClickHouse, and --clickhouse-dsn is set (the DSN carries the port)", c.ClickHousePort)
-	}
-	if _, err := fmt.Sscan(carbon, &c.CarbonCoefficient); err != nil || c.CarbonCoefficient < 0 || c.CarbonCoefficient > 10 {
-		return c, fmt.Errorf("--carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", carbon)
-	}
-	if _, err := fmt.Sscan(gasCarbon, &c.GasCarbonCoefficient); err != nil || c.GasCarbonCoefficient < 0 || c.GasCarbonCoefficient > 10 {
-		return c, fmt.Errorf("--gas-carbon-coefficient: %q is not a number of kgCO2e/kWh from 0 to 10", gasCarbon)
 	}
 	return c, nil
 }
 
-// flagGiven tells whether the flag or its environment variable was set.
-func flagGiven(fs *flag.FlagSet, name, env string) bool {
-	_, given := os.LookupEnv(env)
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
+// newParser declares c's flags; exit is called once --help has printed the usage.
+func newParser(c *config, exit func(int)) (*kong.Kong, error) {
+	return kong.New(c, kong.Name("energyd"),
+		kong.Description("energyd serves the main API and the recommendation API over ClickHouse. Every flag falls back to the environment variable shown."),
+		kong.ExplicitGroups(flagGroups), kong.ValueFormatter(helpWithBounds), kong.Exit(exit))
+}
+
+// storeTimeouts are the bounds of every ClickHouse call.
+func (c config) storeTimeouts() schema.Timeouts {
+	return schema.Timeouts{Read: c.QueryTimeout, Write: c.InsertTimeout, Migrate: c.MigrationTimeout}
+}
+
+// checkRanges refuses a flag's value outside its min and max tags, naming the flag: kong checks
+// the type, this the bounds.
+func checkRanges(app *kong.Application) error {
+	for _, f := range app.Flags {
+		lo, hi := f.Tag.Get("min"), f.Tag.Get("max")
+		if lo == "" && hi == "" {
+			continue
+		}
+		in, err := within(f.Target.Interface(), lo, hi)
+		if err != nil {
+			return fmt.Errorf("--%s: bad bound in its declaration: %w", f.Name, err)
+		}
+		if !in {
+			return fmt.Errorf("--%s: %v is not %s", f.Name, f.Target.Interface(), bounds(lo, hi))
+		}
+	}
+	return nil
+}
+
+// within tells whether v lies in [lo, hi], either bound empty meaning none.
+func within(v any, lo, hi string) (bool, error) {
+	var parse func(string) (float64, error)
+	var x float64
+	switch v := v.(type) {
+	case time.Duration:
+		x, parse = float64(v), func(s string) (float64, error) { d, err := time.ParseDuration(s); return float64(d), err }
+	case int:
+		x, parse = float64(v), func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	case int64:
+		x, parse = float64(v), func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	case float64:
+		x, parse = v, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	default:
+		return false, fmt.Errorf("min/max on a %T", v)
+	}
+	for _, b := range []struct {
+		s    string
+		fits func(float64) bool
+	}{{lo, func(b float64) bool { return x >= b }}, {hi, func(b float64) bool { return x <= b }}} {
+		if b.s == "" {
+			continue
+		}
+		bound, err := parse(b.s)
+		if err != nil {
+			return false, err
+		}
+		if !b.fits(bound) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func bounds(lo, hi string) string {
+	switch {
+	case hi == "":
+		return "≥ " + lo
+	case lo == "":
+		return "≤ " + hi
+	}
+	return "from " + lo + " to " + hi
+}
+
+// helpWithBounds is a flag's help line: its text, then its default, bounds and variable.
+func helpWithBounds(v *kong.Value) string {
+	var notes []string
+	if v.Default != "" {
+		notes = append(notes, "default "+v.Default)
+	}
+	if lo, hi := v.Tag.Get("min"), v.Tag.Get("max"); lo != "" || hi != "" {
+		notes = append(notes, bounds(lo, hi))
+	}
+	for _, env := range v.Tag.Envs {
+		notes = append(notes, "$"+env)
+	}
+	if len(notes) == 0 {
+		return v.Help
+	}
+	return v.Help + " (" + strings.Join(notes, "; ") + ")"
 }
 
 // followHost is port on the host of addr: a main API restricted to one interface keeps the
@@ -195,11 +213,4 @@ func followHost(addr, port string) string {
 		return ":" + port
 	}
 	return net.JoinHostPort(host, port)
-}
-
-func envOr(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok {
-		return v
-	}
-	return def
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
-	"regexp"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"energy/ingest"
 )
 
 // The names and defaults of the flags (apidocs/README.md, "Services") are fixed: scripts and clients depend on them.
@@ -20,7 +24,7 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != ":8080" || c.AdviceListen != ":8081" || c.DataDir != "./var" || c.ClickHouseDSN != "" || c.PublicURL != "" ||
-		len(c.PGPKeyFiles) != 0 || c.JobDeadline != 10*time.Minute || c.Workers != 2 || c.LogLevel != "info" {
+		len(c.PGPKeyFiles) != 0 || c.JobDeadline != 10*time.Minute || c.Workers != 2 || c.LogLevel != slog.LevelInfo {
 		t.Fatalf("defaults: %+v", c)
 	}
 
@@ -47,8 +51,8 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c.LoadCurveSums {
 		t.Fatal("load-curve sums on by default")
 	}
-	if c, err = loadConfig([]string{"--load-curve-sums", "true"}); err != nil || !c.LoadCurveSums {
-		t.Fatalf("--load-curve-sums true: %v (%v)", c.LoadCurveSums, err)
+	if c, err = loadConfig([]string{"--load-curve-sums"}); err != nil || !c.LoadCurveSums {
+		t.Fatalf("--load-curve-sums: %v (%v)", c.LoadCurveSums, err)
 	}
 	if c.DecodeSlots != 0 { // 0: the ingest service leaves a processor to requests
 		t.Fatalf("decode slots default: %d", c.DecodeSlots)
@@ -57,35 +61,88 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatalf("--decode-slots 3: %d (%v)", c.DecodeSlots, err)
 	}
 
-	for _, bad := range [][]string{{"--load-curve-sums", "maybe"}, {"--job-deadline", "soon"}, {"--job-lease", "2m"}, {"--job-lease", "0s"}, {"--workers", "0"}, {"--workers", "x"}, {"--nope"},
-		{"--decode-slots", "-1"}, {"--decode-slots", "65"}, {"--decode-slots", "all"},
-		{"--upload-min-rate", "0"}, {"--upload-min-rate", "fast"}, {"--upload-grace", "-1s"}} {
-		if _, err := loadConfig(bad); err == nil {
-			t.Errorf("loadConfig(%v) accepted a bad value", bad)
+	if c, err = loadConfig([]string{"--job-lease", ingest.MaxLease.String()}); err != nil || c.JobLease != ingest.MaxLease {
+		t.Fatalf("--job-lease at its bound ingest.MaxLease: %s (%v)", c.JobLease, err)
+	}
+
+	// Every malformed or out-of-range value is refused with an error naming its flag.
+	for _, bad := range [][]string{{"--load-curve-sums=maybe"}, {"--job-deadline", "soon"}, {"--job-lease", (ingest.MaxLease + time.Second).String()}, {"--job-lease", "0s"},
+		{"--workers", "0"}, {"--workers", "x"}, {"--workers", "2x"}, {"--workers", "65"},
+		{"--decode-slots", "-1"}, {"--decode-slots=-1"}, {"--decode-slots", "65"}, {"--decode-slots", "all"},
+		{"--upload-min-rate", "0"}, {"--upload-min-rate", "fast"}, {"--upload-grace", "-1s"}, {"--upload-grace=-1s"},
+		{"--cache-mb", "0"}, {"--memory-headroom-mb", "15"}, {"--carbon-coefficient", "10.5"}, {"--gas-carbon-coefficient", "-0.1"},
+		{"--notification-backoff", "0s"}, {"--query-timeout", "10"}, {"--log-level", "loud"}} {
+		_, err := loadConfig(bad)
+		if name, _, _ := strings.Cut(bad[0], "="); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("loadConfig(%q): %v, want an error naming %s", bad, err, name)
 		}
+	}
+	if _, err := loadConfig([]string{"--nope"}); err == nil || !strings.Contains(err.Error(), "--nope") {
+		t.Errorf("unknown flag: %v", err)
+	}
+}
+
+// A malformed value in an ENERGY_* variable is refused naming both the flag and the variable.
+func TestConfigRefusesABadEnvironmentValue(t *testing.T) {
+	t.Setenv("ENERGY_WORKERS", "2x")
+	if _, err := loadConfig(nil); err == nil || !strings.Contains(err.Error(), "--workers") || !strings.Contains(err.Error(), "ENERGY_WORKERS") {
+		t.Fatalf("ENERGY_WORKERS=2x: %v", err)
+	}
+	t.Setenv("ENERGY_WORKERS", "65")
+	if _, err := loadConfig(nil); err == nil || !strings.Contains(err.Error(), "--workers: 65 is not from 1 to 64") {
+		t.Fatalf("ENERGY_WORKERS=65: %v", err)
+	}
+	t.Setenv("ENERGY_WORKERS", "4")
+	if c, err := loadConfig(nil); err != nil || c.Workers != 4 {
+		t.Fatalf("ENERGY_WORKERS=4: %d (%v)", c.Workers, err)
+	}
+}
+
+// energyd itself: a malformed flag stops it with a non-zero status and a message naming the flag,
+// before it opens anything; --help prints the grouped flags and exits with 0.
+func TestEnergydRefusesAMalformedFlag(t *testing.T) {
+	bin := buildEnergyd(t)
+	out, err := exec.Command(bin, "--workers", "2x", "--data-dir", t.TempDir()).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 || !strings.Contains(string(out), `--workers: expected a valid 64 bit int but got \"2x\"`) {
+		t.Fatalf("energyd --workers 2x: %v\n%s", err, out)
+	}
+	out, err = exec.Command(bin, "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("energyd --help: %v\n%s", err, out)
+	}
+	for _, group := range flagGroups {
+		if !strings.Contains(string(out), "\n"+group.Title+"\n") {
+			t.Errorf("energyd --help lacks the group %q:\n%s", group.Title, out)
+		}
+	}
+	if !strings.Contains(string(out), "--workers=2") || !strings.Contains(string(out), "from 1 to") || !strings.Contains(string(out), "$ENERGY_WORKERS") {
+		t.Errorf("energyd --help does not show --workers' default, bounds and variable:\n%s", out)
 	}
 }
 
 // TestREADMEListsEveryFlag keeps the configuration table of deploy/README.md true: every flag that
 // loadConfig declares appears there with its environment variable.
 func TestREADMEListsEveryFlag(t *testing.T) {
-	src, err := os.ReadFile("config.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	readme, err := os.ReadFile("../../deploy/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	decl := regexp.MustCompile(`str\(&[\w.]+, "([a-z-]+)", "(ENERGY_[A-Z_]+)", "([^"]*)"`)
-	found := decl.FindAllStringSubmatch(string(src), -1)
-	if len(found) < 10 {
-		t.Fatalf("found only %d flag declarations in config.go: has its style changed?", len(found))
+	parser, err := newParser(&config{}, func(int) {})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range found {
-		row := fmt.Sprintf("| `--%s` | `%s` |", f[1], f[2])
+	for _, f := range parser.Model.Flags {
+		if f.Name == "help" {
+			continue
+		}
+		if len(f.Envs) != 1 {
+			t.Errorf("--%s has %d environment variables, want one", f.Name, len(f.Envs))
+			continue
+		}
+		row := fmt.Sprintf("| `--%s` | `%s` |", f.Name, f.Envs[0])
 		if !strings.Contains(string(readme), row) {
-			t.Errorf("deploy/README.md's energyd table lacks the row starting %s (default %q)", row, f[3])
+			t.Errorf("deploy/README.md's energyd table lacks the row starting %s (default %q)", row, f.Default)
 		}
 	}
 }

@@ -4,7 +4,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -25,7 +24,7 @@ import (
 
 func main() {
 	err := run()
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, errHelp) {
 		return // --help printed the usage
 	}
 	if err != nil {
@@ -39,11 +38,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
-	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	slog.SetDefault(log)
 
 	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, log)
@@ -108,7 +103,7 @@ func run() error {
 		dsn = srv.DSN("energy")
 		log.Info("embedded ClickHouse started", "dsn", dsn, "dir", srv.Dir)
 	}
-	db, err := openAndMigrate(ctx, dsn, cfg.ClickHouseClust, cfg.StoreTimeouts, log, waiting)
+	db, err := openAndMigrate(ctx, dsn, cfg.ClickHouseClust, cfg.storeTimeouts(), log, waiting)
 	if err != nil {
 		return err
 	}
