@@ -101,13 +101,6 @@ wrk:
 	    apt-get update -qq && apt-get install -y -qq wrk >/dev/null; \
 	  else echo "wrk is not installed (apt-get install wrk): cached throughput by the Go generator only"; fi; }
 
-# make bench with HOURS from the load curve summed in ClickHouse (consumption.Engine.WithLoadCurveSums),
-# to compare its HOURS row with make bench's (points cut in Go); without wrk. Writes
-# bench/results/consumption-sums.md.
-.PHONY: bench-sums
-bench-sums:
-	$(GO) run ./bench/cmd/consbench --load-curve-sums --skip-wrk --out bench/results/consumption-sums.md
-
 # The yearly comparison's row of make bench alone (computed with the stations' daily means cached
 # and after a weather change, against MONTHS, and cached; about 20 s on the reused data set);
 # writes bench/results/comparison.md.

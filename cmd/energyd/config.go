@@ -52,7 +52,6 @@ type config struct {
 	MemoryHeadroomMB     int     `name:"memory-headroom-mb" env:"ENERGY_MEMORY_HEADROOM_MB" default:"128" min:"16" group:"answers" help:"MiB beyond --cache-mb in the Go soft memory limit (GOMEMLIMIT, when set, wins)"`
 	CarbonCoefficient    float64 `name:"carbon-coefficient" env:"ENERGY_CARBON_COEFFICIENT" default:"0.052" min:"0" max:"10" group:"answers" help:"kgCO2e/kWh of sites whose tariff has none; the default is ADEME Base Empreinte's French average mix"`
 	GasCarbonCoefficient float64 `name:"gas-carbon-coefficient" env:"ENERGY_GAS_CARBON_COEFFICIENT" default:"0.227" min:"0" max:"10" group:"answers" help:"kgCO2e/kWh of gas for sites whose gas tariff has none; the default is ADEME Base Empreinte's natural gas"`
-	LoadCurveSums        bool    `name:"load-curve-sums" env:"ENERGY_LOAD_CURVE_SUMS" group:"answers" help:"HOURS and MINUTES steps summed by ClickHouse per interval instead of from the points (same answers; slower on ClickHouse 18.16, measure yours with make bench-sums)"`
 
 	// Target notifications: SMTP for EMAIL, an HTTP gateway for SMS.
 	SMTPURL             string        `name:"smtp-url" placeholder:"URL" env:"ENERGY_SMTP_URL" group:"notify" help:"SMTP server of EMAIL notifications: smtp://user:pass@host:port?from=addr (STARTTLS when offered; smtps:// for TLS); empty: EMAIL notifications fail"`

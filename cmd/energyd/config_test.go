@@ -48,12 +48,6 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatalf("upload rate flags: %d bytes/s after %s (%v)", c.UploadMinRate, c.UploadGrace, err)
 	}
 
-	if c.LoadCurveSums {
-		t.Fatal("load-curve sums on by default")
-	}
-	if c, err = loadConfig([]string{"--load-curve-sums"}); err != nil || !c.LoadCurveSums {
-		t.Fatalf("--load-curve-sums: %v (%v)", c.LoadCurveSums, err)
-	}
 	if c.DecodeSlots != 0 { // 0: the ingest service leaves a processor to requests
 		t.Fatalf("decode slots default: %d", c.DecodeSlots)
 	}
@@ -66,7 +60,7 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	}
 
 	// Every malformed or out-of-range value is refused with an error naming its flag.
-	for _, bad := range [][]string{{"--load-curve-sums=maybe"}, {"--job-deadline", "soon"}, {"--job-lease", (ingest.MaxLease + time.Second).String()}, {"--job-lease", "0s"},
+	for _, bad := range [][]string{{"--job-deadline", "soon"}, {"--job-lease", (ingest.MaxLease + time.Second).String()}, {"--job-lease", "0s"},
 		{"--workers", "0"}, {"--workers", "x"}, {"--workers", "2x"}, {"--workers", "65"},
 		{"--decode-slots", "-1"}, {"--decode-slots=-1"}, {"--decode-slots", "65"}, {"--decode-slots", "all"},
 		{"--upload-min-rate", "0"}, {"--upload-min-rate", "fast"}, {"--upload-grace", "-1s"}, {"--upload-grace=-1s"},

@@ -13,7 +13,7 @@ import (
 // engine is the one consumption engine of both fluids: the API, the heating budgeter and the
 // targets' checker share it (and so its tariff cache).
 func (c config) engine(db *schema.DB, reg *registry.Store) *consumption.Engine {
-	return consumption.NewEngine(db, reg, c.CarbonCoefficient).WithGasCarbon(c.GasCarbonCoefficient).WithLoadCurveSums(c.LoadCurveSums)
+	return consumption.NewEngine(db, reg, c.CarbonCoefficient).WithGasCarbon(c.GasCarbonCoefficient)
 }
 
 // consumptions puts the engine behind its result cache, sized by the flags.

@@ -75,7 +75,6 @@ type Engine struct {
 	gasCarbon     float64 // kgCO2e/kWh of gas when the gas tariff names none
 	now           func() time.Time
 	rawReadings   bool // read the raw monthly index tables, not the by-site ones (tests compare both)
-	curveSums     bool // load-curve steps from ClickHouse's sums per interval where they can stand for the points (WithLoadCurveSums)
 }
 
 // NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
@@ -90,17 +89,6 @@ func NewEngine(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Engin
 // carbonCoefficient, and returns the engine. Call it before the engine answers.
 func (c *Engine) WithGasCarbon(coefficient float64) *Engine {
 	c.gasCarbon = coefficient
-	return c
-}
-
-// WithLoadCurveSums makes load-curve steps (HOURS, MINUTES, or a load curve alone) come from
-// the load curve summed in ClickHouse per interval of a grid of steps, headings and local days,
-// where those sums can stand for the points (one pod, no overlapping points, a grid of at most
-// 20,000 intervals), instead of the points read, resolved and cut in Go. Both give the same
-// bytes. Off by default: on ClickHouse 18.16 the summing query measured slower than reading
-// the points (see the README, "HOURS in SQL"). Call it before the engine answers.
-func (c *Engine) WithLoadCurveSums(on bool) *Engine {
-	c.curveSums = on
 	return c
 }
 
@@ -212,7 +200,6 @@ type fetched struct {
 	tariff   *registry.Tariff
 	readings []reading
 	points   []loadCurvePoint
-	curve    *curveRead // the load curve summed in ClickHouse; nil: points or readings answer
 }
 
 func (c *Engine) plan(site registry.Site, req Request) (*plan, error) {
@@ -256,8 +243,7 @@ func (c *Engine) plan(site registry.Site, req Request) (*plan, error) {
 }
 
 // fetch reads, concurrently, the tariff of the plan's fluid and the readings or load curve it
-// needs over [from, to]. Load-curve steps summed in ClickHouse read the tariff first (from
-// memory, the site directory): its time-of-use schedule shapes the grid they are summed over.
+// needs over [from, to].
 func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, to time.Time) (*fetched, error) {
 	d := &fetched{}
 	g, gctx := errgroup.WithContext(ctx)
@@ -269,13 +255,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 		d.tariff = &t
 		return err
 	}
-	switch {
-	case p.tariffID == "":
-	case p.loadCurveSteps && c.curveSums:
-		if err := fetchTariff(ctx); err != nil {
-			return nil, err
-		}
-	default:
+	if p.tariffID != "" {
 		g.Go(func() error { return fetchTariff(gctx) })
 	}
 	fetchReadings := func(ctx context.Context) (err error) {
@@ -286,22 +266,9 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	switch {
 	case p.loadCurveSteps: // indexes only answer a site without load curve in the period
 		g.Go(func() (err error) {
-			if c.curveSums { // the tariff is read already
-				if d.curve, err = c.readCurve(gctx, site, p, d.tariff, from, to); err != nil {
-					return err
-				}
+			if d.points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, from, to); err != nil || len(d.points) > 0 || !p.useIndexes {
+				return err
 			}
-			if d.curve == nil { // the sums cannot stand for the points: resolve them in Go
-				if d.points, err = resolveLoadCurve(gctx, c.db, site.TenantID, site.SiteID, from, to); err != nil || len(d.points) > 0 {
-					return err
-				}
-			} else if len(d.curve.rows) > 0 {
-				return nil
-			}
-			if !p.useIndexes {
-				return nil
-			}
-			d.curve = nil
 			return fetchReadings(gctx)
 		})
 	case p.useIndexes:
@@ -326,7 +293,7 @@ func (p *plan) evaluate(d *fetched) *ConsumptionResult {
 		start: start, end: end,
 		series:         buildIndexSeries(d.readings, p.strategy, start, end),
 		points:         d.points,
-		fromLoadCurve:  p.loadCurveSteps && (len(d.points) > 0 || d.curve != nil || !p.useIndexes),
+		fromLoadCurve:  p.loadCurveSteps && (len(d.points) > 0 || !p.useIndexes),
 		completion:     p.completion,
 		tou:            newTimeOfUse(tariff, loc),
 		canInterpolate: interpolationFor(p.strategy, start, end),
@@ -361,18 +328,6 @@ func (p *plan) evaluate(d *fetched) *ConsumptionResult {
 		Consumptions: make([]Consumption, len(steps)),
 	}
 	whole := Step{start, end}
-	if d.curve != nil {
-		first, last := b.buildFromCurve(res.Consumptions, steps, d.curve, ev.tou)
-		res.ComputationPeriod = computationPeriod(first, last, start, end, p.windowEnd, p.truncated, loc)
-		if req.WithGlobalConsumption {
-			global := b.build(whole, nil)
-			if rows := d.curve.rows; len(rows) > 0 {
-				global = b.item(whole, b.curveSums(rows, d.curve.grid, ev.tou), true)
-			}
-			res.GlobalConsumption = &global
-		}
-		return res
-	}
 	pieces := ev.pieces(steps)
 	for k, st := range steps {
 		res.Consumptions[k] = b.build(st, pieces[k])

@@ -54,21 +54,15 @@ func TestAnswersUnchangedOnBenchData(t *testing.T) {
 			r.Start, r.End, r.StepValue = at(2024, 7, 31), at(2024, 8, 2), 15
 		})},
 	}
-	// Load-curve answers come from the points cut in Go, or from ClickHouse's sums per interval:
-	// both must give these bytes.
-	viaSums := *engine
-	viaSums.curveSums = true
-	for _, e := range []*Engine{engine, &viaSums} {
-		for _, c := range cases {
-			res, err := e.Compute(ctx, site, c.req)
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			body, err := EncodeJSON(res)
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			checkGolden(t, c.name, body)
+	for _, c := range cases {
+		res, err := engine.Compute(ctx, site, c.req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
 		}
+		body, err := EncodeJSON(res)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		checkGolden(t, c.name, body)
 	}
 }

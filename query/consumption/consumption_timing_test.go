@@ -115,29 +115,19 @@ func BenchmarkDaysYearCPU(b *testing.B) {
 }
 
 // BenchmarkHoursWindowComputed is a computed HOURS answer (the 1,200-hour window) of one
-// benchmark site with its JSON encoding, from ClickHouse's sums per interval (sums) and from
-// the points resolved and cut in Go (points), interleaved by -count.
+// benchmark site with its JSON encoding, from the points resolved and cut in Go.
 func BenchmarkHoursWindowComputed(b *testing.B) {
 	ctx := context.Background()
 	engine, site, req := benchSiteYear(b)
 	req.StepUnit = UnitHours
-	viaSums := *engine
-	viaSums.curveSums = true
-	for _, c := range []struct {
-		name   string
-		engine *Engine
-	}{{"sums", &viaSums}, {"points", engine}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := c.engine.Compute(ctx, site, req)
-				if err != nil || len(res.Consumptions) != MaxSteps {
-					b.Fatal(err)
-				}
-				if _, err := EncodeJSON(res); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := engine.Compute(ctx, site, req)
+		if err != nil || len(res.Consumptions) != MaxSteps {
+			b.Fatal(err)
+		}
+		if _, err := EncodeJSON(res); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

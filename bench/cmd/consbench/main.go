@@ -50,7 +50,6 @@ type options struct {
 	loadRequests              int
 	regenerate, skipWrk       bool
 	comparisonOnly            bool // the yearly comparison's row alone (make bench-comparison)
-	loadCurveSums             bool // HOURS from the load curve summed in ClickHouse (make bench-sums)
 	readFloor                 bool // what one site's read costs ClickHouse (make bench-read-floor)
 	postgres                  bool // compare with PostgreSQL instead (make bench-pg)
 	budget                    bool // measure the budget matrix instead (make bench-budget)
@@ -74,7 +73,6 @@ func main() {
 	flag.IntVar(&o.loadRequests, "load-requests", 200000, "request bound of each throughput test")
 	flag.BoolVar(&o.regenerate, "regenerate", false, "drop and generate the data set again")
 	flag.BoolVar(&o.skipWrk, "skip-wrk", false, "do not run wrk even when installed")
-	flag.BoolVar(&o.loadCurveSums, "load-curve-sums", false, "answer HOURS from the load curve summed in ClickHouse per interval (consumption.Engine.WithLoadCurveSums), not from the points cut in Go (make bench-sums)")
 	flag.BoolVar(&o.comparisonOnly, "comparison-only", false, "measure only the yearly comparison against MONTHS and write its table alone (make bench-comparison)")
 	flag.BoolVar(&o.postgres, "postgres", false, "compare with a throwaway PostgreSQL instead: per-site answers, all-sites scans, load and disk (make bench-pg)")
 	flag.BoolVar(&o.budget, "budget", false, "measure the budget matrix of one heating site-year instead, cold and cached, beside the model's two reads as direct SQL (make bench-budget)")
@@ -214,7 +212,7 @@ func run(ctx context.Context, o options) error {
 
 	trace := &chTrace{}
 	db.Conn = tracedConn{Conn: db.Conn, trace: trace} // the registry and the engine read through it
-	engine := consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient).WithLoadCurveSums(o.loadCurveSums)
+	engine := consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient)
 	means := weather.NewCachedMeans(weather.NewStore(db), reg.Versions) // as energyd serves them
 	comparisons := comparison.NewEngine(engine, means)
 	coldURL, cachedURL, token, stop, err := serveColdAndCached(ctx, reg,

@@ -176,9 +176,6 @@ func (r *report) markdown() string {
 			thousands(uint64(float64(r.points+r.indexes)/r.loadTime.Seconds())), r.optimizeTime.Seconds())
 	}
 	w(".\n\n")
-	if r.opts.loadCurveSums {
-		w("HOURS from the load curve summed in ClickHouse per interval (`--load-curve-sums`, `make bench-sums`), not from the points read and cut in Go as energyd does.\n\n")
-	}
 	w("One site over one year, full HTTP round trip over loopback (auth, parsing, engine or cache, JSON body read by the client). "+
 		"*Computed*: cache bypassed, %d runs after a warm-up. *Cached*: %d runs. *Direct SQL*: the same aggregation written by hand "+
 		"(winning index per dial and timestamp by argMax of the generation, no FINAL, like the engine; index differences summed per local step; for HOURS the load-curve energy per hour "+
