@@ -12,6 +12,7 @@ import (
 	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
+	"energy/schema/tables"
 )
 
 // Randomized index readings of many sites and both fluids: every generation, nature and
@@ -158,7 +159,7 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 	reg := registry.New(db)
 	bySite := NewEngine(db, reg, 0.06)
 	raw := NewEngine(db, reg, 0.06)
-	raw.rawReadings = true
+	raw.fluids = readingRawTables()
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	bySite.now, raw.now = func() time.Time { return now }, func() time.Time { return now }
 
@@ -225,6 +226,15 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 	if days, err := DailyEnergy(ctx, db, sites[0], FluidElec, time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil || len(days) != 0 {
 		t.Fatalf("emptied by-site tables: %d days, %v; want none", len(days), err)
 	}
+	// The raw engine reads the raw tables: it still finds the energy the by-site one no longer does.
+	req := Request{Start: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		StepUnit: UnitYears, StepValue: 1, WithGlobalConsumption: true}
+	for e, want := range map[*Engine]bool{bySite: false, raw: true} {
+		res, err := e.Compute(ctx, sites[0], req)
+		if err != nil || (res.GlobalConsumption.EnergyMeter.Total != nil) != want {
+			t.Fatalf("emptied by-site tables: energy %v (%v), want some: %v", res.GlobalConsumption.EnergyMeter.Total, err, want)
+		}
+	}
 	if _, err := db.RebuildReadingsBySite(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +244,18 @@ func TestBySiteReadsAnswerAsTheRawTables(t *testing.T) {
 
 // sameAnswer computes req on both engines and fails unless the answers are identical; it
 // returns the answer.
+// readingRawTables are the fluids read from the raw monthly index tables, which hold the same
+// rows as the by-site ones the engine reads.
+func readingRawTables() map[string]*fluid {
+	raw := map[string]*fluid{}
+	for name, table := range map[string]string{FluidElec: tables.ElecIndexes, FluidGas: tables.GasIndexes} {
+		f := *fluids[name]
+		f.table = table
+		raw[name] = &f
+	}
+	return raw
+}
+
 func sameAnswer(t *testing.T, label string, bySite, raw *Engine, s registry.Site, req Request) *ConsumptionResult {
 	t.Helper()
 	ctx := context.Background()

@@ -74,7 +74,7 @@ type Engine struct {
 	defaultCarbon float64 // kgCO2e/kWh of electricity when the tariff names none
 	gasCarbon     float64 // kgCO2e/kWh of gas when the gas tariff names none
 	now           func() time.Time
-	rawReadings   bool // read the raw monthly index tables, not the by-site ones (tests compare both)
+	fluids        map[string]*fluid // the fluids by name, where their readings are read (tests read other tables)
 }
 
 // NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
@@ -82,7 +82,7 @@ type Engine struct {
 // default). Gas gets DefaultGasCarbonCoefficient until WithGasCarbon says otherwise.
 func NewEngine(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Engine {
 	return &Engine{db: db, reg: reg, defaultCarbon: defaultCarbon, gasCarbon: DefaultGasCarbonCoefficient,
-		now: time.Now}
+		now: time.Now, fluids: fluids}
 }
 
 // WithGasCarbon sets the gas coefficient (kgCO2e/kWh) of sites whose gas tariff has no
@@ -203,7 +203,7 @@ type fetched struct {
 }
 
 func (c *Engine) plan(site registry.Site, req Request) (*plan, error) {
-	fl, err := fluidOf(req.Fluid)
+	fl, err := fluidIn(c.fluids, req.Fluid)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	}
 	fetchReadings := func(ctx context.Context) (err error) {
 		bracket := p.strategy != StrategyNoEstimated
-		d.readings, err = resolveReadings(ctx, c.db, p.fl, c.rawReadings, site.TenantID, site.SiteID, allowedNatures(p.req.IndexCategories), from, to, bracket, c.now())
+		d.readings, err = resolveReadings(ctx, c.db, p.fl, site.TenantID, site.SiteID, allowedNatures(p.req.IndexCategories), from, to, bracket, c.now())
 		return err
 	}
 	switch {

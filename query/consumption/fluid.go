@@ -38,7 +38,6 @@ type fluid struct {
 	name        string
 	readingsSQL func(table string) string // candidate readings in [?, ?]: candidateReadingsSQL or gasCandidateReadingsSQL
 	table       string                    // the sharded table per-site reads read: the readings laid out by site
-	rawTable    string                    // the raw (monthly) table holding the same rows
 	loadCurve   bool                      // the fluid has load curves
 	volume      bool                      // items carry the volume in the index unit
 	energyUnit  string                    // units.energyMeter
@@ -48,22 +47,23 @@ type fluid struct {
 // fluids describes each fluid. Electricity indexes are Wh; gas indexes are volumes (or kWh)
 // whose energy is the later reading's kWh factor × the index difference, stated in kWh.
 var fluids = map[string]*fluid{
-	FluidElec: {name: FluidElec, readingsSQL: candidateReadingsSQL, table: tables.ElecIndexesBySite, rawTable: tables.ElecIndexes, loadCurve: true, energyUnit: UnitEnergy, perWh: 1},
-	FluidGas:  {name: FluidGas, readingsSQL: gasCandidateReadingsSQL, table: tables.GasIndexesBySite, rawTable: tables.GasIndexes, volume: true, energyUnit: UnitEnergyKWh, perWh: 0.001},
+	FluidElec: {name: FluidElec, readingsSQL: candidateReadingsSQL, table: tables.ElecIndexesBySite, loadCurve: true, energyUnit: UnitEnergy, perWh: 1},
+	FluidGas:  {name: FluidGas, readingsSQL: gasCandidateReadingsSQL, table: tables.GasIndexesBySite, volume: true, energyUnit: UnitEnergyKWh, perWh: 0.001},
 }
 
 // readingsOf is the fluid's candidate readings SQL on the table where site finds them (the
-// local table of the site's shard on a cluster): the by-site layout, or the raw monthly table
-// when raw is set (which holds the same rows; the tests compare the two).
-func (f *fluid) readingsOf(site schema.SiteReader, raw bool) string {
-	if raw {
-		return f.readingsSQL(site.Table(f.rawTable))
-	}
+// local table of the site's shard on a cluster).
+func (f *fluid) readingsOf(site schema.SiteReader) string {
 	return f.readingsSQL(site.Table(f.table))
 }
 
 // fluidOf returns the fluid of a request ("" is electricity).
 func fluidOf(name string) (*fluid, error) {
+	return fluidIn(fluids, name)
+}
+
+// fluidIn returns the fluid of a request among those of the map.
+func fluidIn(fluids map[string]*fluid, name string) (*fluid, error) {
 	if name == "" {
 		name = FluidElec
 	}
@@ -116,7 +116,7 @@ func ReadingIntervals(ctx context.Context, db *schema.DB, site registry.Site, fl
 		return nil, err
 	}
 	reader := db.ReadSite(site.TenantID, site.SiteID)
-	recs, err := queryRecords(ctx, reader, fl.readingsOf(reader, false), site.TenantID, site.SiteID, allowedNatures(nil), from.UTC(), to.UTC())
+	recs, err := queryRecords(ctx, reader, fl.readingsOf(reader), site.TenantID, site.SiteID, allowedNatures(nil), from.UTC(), to.UTC())
 	if err != nil {
 		return nil, err
 	}

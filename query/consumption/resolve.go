@@ -177,20 +177,19 @@ const (
 // resolveReadings returns the winning readings of the site's dials (of the fluid whose candidate
 // readings sql selects: candidateReadingsSQL or gasCandidateReadingsSQL) of the allowed natures in
 // [from, to] and, for each series (pod, dial), the nearest one before from and after to when
-// bracket is set; sorted by pod, dial, ts, the old meter's index first at a meter change. raw
-// reads the raw monthly table instead of the by-site one (same rows, same answer).
+// bracket is set; sorted by pod, dial, ts, the old meter's index first at a meter change.
 //
 // The first read covers [from − 35 days, to + 35 days]: with daily or monthly readings it holds
 // the brackets, and the rows read stay proportional to the period whatever the site's history.
 // Only when a series (or the whole site) has no reading in one of those margins does a second
 // read look up to 400 days farther on that side, and the nearest reading found there is added to
 // every series (never after now: readings are not dated in the future).
-func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, raw bool, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
+func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
 	// Bounds are whole seconds, as DateTime columns and bound values are.
 	from, to = from.UTC().Truncate(time.Second), to.UTC().Truncate(time.Second)
 	lo, hi := from.Add(-readingWindow), to.Add(readingWindow)
 	site := db.ReadSite(tenantID, siteID)
-	sql := fl.readingsOf(site, raw)
+	sql := fl.readingsOf(site)
 	window, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, lo, hi)
 	if err != nil {
 		return nil, err

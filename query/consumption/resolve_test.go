@@ -85,7 +85,7 @@ func TestResolveRecordsMatchesSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		site := f.db.ReadSite(fxTenant, fxSite)
-		recs, err := queryRecords(ctx, site, fluids[FluidElec].readingsOf(site, false), fxTenant, fxSite, allowed, from, to)
+		recs, err := queryRecords(ctx, site, fluids[FluidElec].readingsOf(site), fxTenant, fxSite, allowed, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
