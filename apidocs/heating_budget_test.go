@@ -29,17 +29,27 @@ var budgetTemps = []float64{0, 10, 20}
 var budgetKWh = map[float64]int64{0: 80, 10: 40, 20: 20}
 
 type budgetSite struct {
-	today     heating.Date
-	first     heating.Date // first day with weather: 1 January two years ago
+	station   string       // the site's weather station
+	today     heating.Date // the day of the last reading (at its local midnight)
+	first     heating.Date // first day with weather
 	tempOf    func(heating.Date) float64
 	readFirst heating.Date // first reading day (400 days before today)
 }
 
+// newBudgetSite is a site read up to today, with weather from 1 January two years ago.
 func newBudgetSite(t *testing.T, h *harness) budgetSite {
 	t.Helper()
 	loc, _ := time.LoadLocation("Europe/Paris")
 	today := heating.DateOf(time.Now(), loc)
-	b := budgetSite{today: today, first: heating.Date{Year: today.Year - 2, Month: 1, Day: 1}, readFirst: today.AddDays(-400)}
+	return newBudgetSiteAt(t, h, "ST", today, heating.Date{Year: today.Year - 2, Month: 1, Day: 1})
+}
+
+// newBudgetSiteAt stores the station's weather from first to the day before today, whatever
+// the clock says: the site's readings (gasReadings, elecReadings) end at today's midnight.
+func newBudgetSiteAt(t *testing.T, h *harness, station string, today, first heating.Date) budgetSite {
+	t.Helper()
+	loc, _ := time.LoadLocation("Europe/Paris")
+	b := budgetSite{station: station, today: today, first: first, readFirst: today.AddDays(-400)}
 	b.tempOf = func(d heating.Date) float64 {
 		n := int(d.Midnight(time.UTC).Sub(b.first.Midnight(time.UTC)).Hours()/24 + 0.5)
 		return budgetTemps[n%3]
@@ -49,10 +59,10 @@ func newBudgetSite(t *testing.T, h *harness) budgetSite {
 		obs = append(obs, weather.Observation{Date: d.Midnight(loc).Add(12 * time.Hour), Temperature: b.tempOf(d), Cloudiness: 4})
 	}
 	ctx := context.Background()
-	if err := h.reg.PutStation(ctx, registry.Station{TenantID: "acme", StationID: "ST", Name: "Station", Latitude: 48, Longitude: 2}); err != nil {
+	if err := h.reg.PutStation(ctx, registry.Station{TenantID: "acme", StationID: station, Name: "Station", Latitude: 48, Longitude: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := weather.NewStore(h.db).Put(ctx, "acme", "ST", obs); err != nil {
+	if err := weather.NewStore(h.db).Put(ctx, "acme", station, obs); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -106,16 +116,17 @@ func (b budgetSite) elecReadings(t *testing.T, h *harness, site string) {
 	}
 }
 
-// normalDD is the degree days at tb of a normal year: the mean over the two complete calendar
-// years of Σ max(0, tb − mean) over their days.
+// normalDD is the degree days at tb of a normal year: the mean over the complete calendar
+// years of weather (from first's year to the one before today's) of Σ max(0, tb − mean) over
+// their days.
 func (b budgetSite) normalDD(tb float64) float64 {
 	var sum float64
-	for y := b.today.Year - 2; y < b.today.Year; y++ {
+	for y := b.first.Year; y < b.today.Year; y++ {
 		for d := (heating.Date{Year: y, Month: 1, Day: 1}); d.Year == y; d = d.AddDays(1) {
 			sum += math.Max(0, tb-b.tempOf(d))
 		}
 	}
-	return sum / 2
+	return sum / float64(b.today.Year-b.first.Year)
 }
 
 func TestBudgetMatrixAndHeatingBudgetOnGasAndElectricSites(t *testing.T) {
@@ -362,6 +373,23 @@ func TestBudgetInsufficientData(t *testing.T) {
 	h.wantError(st, body, hdr, http.StatusNotFound, "SITE_NOT_FOUND")
 }
 
+// siteAdviceHarness serves the recommendation API with SITE_ID answered from h's sites, and
+// gives a token of scope advices of tenant acme.
+func siteAdviceHarness(t *testing.T, h *harness) (*harness, string) {
+	t.Helper()
+	svc := advices.NewService(h.db, advices.Config{Workers: 1,
+		Heating: advices.ModelHeating{Sites: h.reg, Budgeter: heating.NewBudgeter(h.db, h.reg, consumption.NewEngine(h.db, h.reg, 0.052))}})
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	handler, _ := NewAdvice(Config{Registry: h.reg, Ready: h.db.Ping, Advices: svc})
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	a := &harness{t: t, db: h.db, reg: h.reg, srv: srv, admin: h.admin}
+	return a, a.token("acme", "advices")
+}
+
 // TestAdviceSiteIDFromHeatingModel: SITE_ID fills the heating consumption of the site's fluid
 // from the model fitted on its readings. Worked by hand (see the budget test above): slope 4
 // kWh per degree day at Tb 15 °C, so the heating part of a normal year is 4 × NDD(15) kWh; the
@@ -380,17 +408,7 @@ func TestAdviceSiteIDFromHeatingModel(t *testing.T) {
 	}
 	b.gasReadings(t, h, "GASSITE")
 
-	svc := advices.NewService(h.db, advices.Config{Workers: 1,
-		Heating: advices.ModelHeating{Sites: h.reg, Budgeter: heating.NewBudgeter(h.db, h.reg, consumption.NewEngine(h.db, h.reg, 0.052))}})
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
-	handler, _ := NewAdvice(Config{Registry: h.reg, Ready: h.db.Ping, Advices: svc})
-	srv := httptest.NewServer(handler)
-	t.Cleanup(srv.Close)
-	a := &harness{t: t, db: h.db, reg: h.reg, srv: srv, admin: h.admin}
-	token := a.token("acme", "advices")
+	a, token := siteAdviceHarness(t, h)
 
 	j := waitAdviceJob(a, token, submitAdvices(a, token, `[{"input": {"SITE_ID": "GASSITE", "HOUSING_HEATING_SETPOINT": 21}}]`))
 	if j.Status != "DONE" || len(j.Result) != 1 {

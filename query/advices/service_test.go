@@ -154,7 +154,7 @@ type siteHeatingTable struct {
 	calls int
 }
 
-func (h *siteHeatingTable) LastYearHeating(_ context.Context, tenantID, siteID string, _ time.Time) (Fluid, float64, error) {
+func (h *siteHeatingTable) LastYearHeating(_ context.Context, tenantID, siteID string) (Fluid, float64, error) {
 	h.calls++
 	if siteID == "empty" {
 		return "", 0, &SiteDataError{Reason: "has no heating fluid"}

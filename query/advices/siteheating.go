@@ -3,7 +3,6 @@ package advices
 import (
 	"context"
 	"errors"
-	"time"
 
 	"energy/query/heating"
 	"energy/schema/registry"
@@ -17,9 +16,9 @@ type ModelHeating struct {
 	Budgeter *heating.Budgeter
 }
 
-// LastYearHeating implements SiteHeating. The budgeter dates the fit itself (the 365 days
-// before today, 730 when readings are sparse), so now is not needed.
-func (m ModelHeating) LastYearHeating(ctx context.Context, tenantID, siteID string, _ time.Time) (Fluid, float64, error) {
+// LastYearHeating implements SiteHeating. The budgeter dates the fit on the site's data (the
+// 365 days ending at its last reading of the fluid, 730 when readings are sparse).
+func (m ModelHeating) LastYearHeating(ctx context.Context, tenantID, siteID string) (Fluid, float64, error) {
 	site, err := m.Sites.Site(ctx, tenantID, siteID)
 	if errors.Is(err, registry.ErrNotFound) {
 		return "", 0, ErrUnknownSite

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"time"
 )
 
-// SiteHeating gives the heating consumption of a site over the 365 days before now, from its
-// readings (the heating model's intervals), and the fluid it heats with.
+// SiteHeating gives the heating consumption of a site over a year, from its own readings (the
+// heating model fitted on the 365 days ending at its last reading, whatever today's date), and
+// the fluid it heats with.
 type SiteHeating interface {
-	LastYearHeating(ctx context.Context, tenantID, siteID string, now time.Time) (Fluid, float64, error)
+	LastYearHeating(ctx context.Context, tenantID, siteID string) (Fluid, float64, error)
 }
 
 // ErrUnknownSite: the tenant has no such site.
@@ -30,7 +30,6 @@ func (s *Service) fillFromSites(ctx context.Context, tenantID string, inputs []I
 		kwh   float64
 	}
 	known := map[string]heating{}
-	now := time.Now()
 	for i, in := range inputs {
 		siteID, ok := in.Text(KeySiteID)
 		if !ok {
@@ -43,7 +42,7 @@ func (s *Service) fillFromSites(ctx context.Context, tenantID string, inputs []I
 		}
 		h, seen := known[siteID]
 		if !seen {
-			fluid, kwh, err := s.cfg.Heating.LastYearHeating(ctx, tenantID, siteID, now)
+			fluid, kwh, err := s.cfg.Heating.LastYearHeating(ctx, tenantID, siteID)
 			var sde *SiteDataError
 			switch {
 			case errors.Is(err, ErrUnknownSite):

@@ -18,13 +18,6 @@ var (
 	matrixEco     = []float64{14, 15, 16, 17, 18}
 )
 
-// How far back readings and weather are read: the widened fit period with a margin, and the
-// ten calendar years a normal year may use.
-const (
-	readingsBack  = 800 * 24 * time.Hour
-	normalYearsOf = maxNormalYears + 1
-)
-
 // Matrix is the budget matrix answer.
 type Matrix struct {
 	ConfidenceIndex float64        `json:"confidenceIndex" doc:"max(0, R²) × min(1, covered days / 365) × min(1, intervals / 12), to 3 decimals"`
@@ -100,13 +93,16 @@ func NewBudgeter(db *schema.DB, reg *registry.Store, elec consumption.Computer) 
 	return &Budgeter{db: db, reg: reg, weather: weather.NewStore(db), elec: elec, now: time.Now}
 }
 
-// SetClock makes the budgeter fit and price as of now() instead of the wall clock: the
-// benchmark pins it inside its data set's year. Call it before serving.
+// SetClock makes the budgeter price as of now() instead of the wall clock (the fit does not
+// depend on it): the benchmark pins it inside its data set's year. Call it before serving.
 func (b *Budgeter) SetClock(now func() time.Time) { b.now = now }
 
-// Model fits the site's model as of now and prices it; an *InsufficientDataError says why it
-// cannot.
-func (b *Budgeter) Model(ctx context.Context, site registry.Site) (*Model, error) {
+// Today is the site's local date now, on which the heating fluid is priced.
+func (b *Budgeter) Today(site registry.Site) Date { return DateOf(b.now(), site.Location()) }
+
+// Model fits the site's model on its data and prices it with the prices in force on the local
+// date priceOn; an *InsufficientDataError says why it cannot.
+func (b *Budgeter) Model(ctx context.Context, site registry.Site, priceOn Date) (*Model, error) {
 	fit, err := b.Fit(ctx, site)
 	if err != nil {
 		return nil, err
@@ -129,14 +125,18 @@ func (b *Budgeter) Model(ctx context.Context, site registry.Site) (*Model, error
 	if err != nil {
 		return nil, err
 	}
-	price, err := b.price(ctx, site, fluid, tariff, fit, DateOf(b.now(), site.Location()))
+	price, err := b.price(ctx, site, fluid, tariff, fit, priceOn)
 	if err != nil {
 		return nil, err
 	}
 	return &Model{Fit: fit, Fluid: fluid, Schedule: sched, Price: price}, nil
 }
 
-// Fit fits the site's heating fluid to its station's weather as of now.
+// Fit fits the site's heating fluid to its station's weather where the data is: over the year
+// (two when readings are sparse) ending at the site's last resolved reading of the fluid, with
+// the normal year of the station's complete calendar years up to then, whatever today's date.
+// It reads the last reading's instant first (one aggregation), then only the readings of the
+// widest fit period and the weather of that period and of the candidate normal years.
 func (b *Budgeter) Fit(ctx context.Context, site registry.Site) (*Fit, error) {
 	fluid := site.HeatingFluid
 	if fluid != registry.HeatingGas && fluid != registry.HeatingElec {
@@ -145,18 +145,27 @@ func (b *Budgeter) Fit(ctx context.Context, site registry.Site) (*Fit, error) {
 	if site.WeatherStationID == "" {
 		return nil, insufficient("site %s has no weather station (weatherStationId): the model needs daily temperatures", site.SiteID)
 	}
-	loc, now := site.Location(), b.now()
-	today := DateOf(now, loc)
-	ivs, err := consumption.ReadingIntervals(ctx, b.db, site, fluid, now.Add(-readingsBack), now)
+	loc := site.Location()
+	last, ok, err := consumption.LastReading(ctx, b.db, site, fluid)
 	if err != nil {
 		return nil, err
 	}
-	first := Date{today.Year - normalYearsOf, 1, 1}.Midnight(loc)
-	raw, err := b.weather.DailyMeans(ctx, site.TenantID, site.WeatherStationID, loc, first, now)
+	if !ok {
+		return FitModel(Input{Loc: loc}) // says the fluid has no pair of readings
+	}
+	end := FitEnd(last, loc)
+	ivs, err := consumption.ReadingIntervals(ctx, b.db, site, fluid, FitStart(end).Midnight(loc), last)
 	if err != nil {
 		return nil, err
 	}
-	in := Input{DailyMeans: make(map[Date]float64, len(raw)), Loc: loc, Today: today}
+	// The candidate normal years: the maxNormalYears + 1 calendar years up to the last one
+	// complete by the fit's end (one may lack data), which also hold the fit period.
+	first := Date{LastNormalYear(end) - maxNormalYears, 1, 1}.Midnight(loc)
+	raw, err := b.weather.DailyMeans(ctx, site.TenantID, site.WeatherStationID, loc, first, end.AddDays(1).Midnight(loc))
+	if err != nil {
+		return nil, err
+	}
+	in := Input{DailyMeans: make(map[Date]float64, len(raw)), Loc: loc, Last: last}
 	for d, m := range raw {
 		in.DailyMeans[Date{int(d / 10000), time.Month(d / 100 % 100), int(d % 100)}] = m
 	}
@@ -166,12 +175,13 @@ func (b *Budgeter) Fit(ctx context.Context, site registry.Site) (*Fit, error) {
 	return FitModel(in)
 }
 
-// price is the heating fluid's EUR/kWh in force today: the gas tariff's BASE price, or the
-// electricity tariff's heading prices weighted by each heading's energy over the fit period.
-func (b *Budgeter) price(ctx context.Context, site registry.Site, fluid string, t registry.Tariff, fit *Fit, today Date) (float64, error) {
-	prices := pricesOn(t, today.String())
+// price is the heating fluid's EUR/kWh in force on the local date on: the gas tariff's BASE
+// price, or the electricity tariff's heading prices weighted by each heading's energy over the
+// fit period.
+func (b *Budgeter) price(ctx context.Context, site registry.Site, fluid string, t registry.Tariff, fit *Fit, on Date) (float64, error) {
+	prices := pricesOn(t, on.String())
 	if prices == nil {
-		return 0, insufficient("tariff %s has no price in force on %s", t.TariffID, today)
+		return 0, insufficient("tariff %s has no price in force on %s", t.TariffID, on)
 	}
 	if fluid == registry.HeatingGas {
 		return prices[registry.GasHeading], nil
@@ -246,7 +256,7 @@ func (m *Model) HeatingBudget() HeatingBudget {
 
 // AnnualHeatingKWh is the weather-dependent energy of the site's heating fluid over a normal
 // year (slope × normal-year degree days, base load excluded), from the model fitted on the
-// site's readings of the last 365 days (730 when they are sparse). It returns an
+// site's readings of the 365 days ending at its last one (730 when they are sparse). It returns an
 // *InsufficientDataError when the model cannot be fitted.
 func (b *Budgeter) AnnualHeatingKWh(ctx context.Context, site registry.Site) (float64, error) {
 	f, err := b.Fit(ctx, site)

@@ -3,7 +3,6 @@ package heating
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"energy/query/cache"
 	"energy/schema/registry"
@@ -17,9 +16,11 @@ var cacheMetrics = cache.NewMetrics("energy_budget_cache", "Budget answers (matr
 type SiteLoader func(ctx context.Context) (registry.Site, error)
 
 // Budgets answers the budget endpoints through a result cache of JSON answers, keyed by site,
-// answer and the local date (the fit ends at the last reading and prices are those in force
-// today), and invalidated like consumption answers: an ingest, a schedule change of the site,
-// or a site, tariff or weather change of its tenant makes the next request recompute.
+// answer and the site's local date, and invalidated like consumption answers: an ingest, a
+// schedule change of the site, or a site, tariff or weather change of its tenant makes the
+// next request recompute. The fit depends on the data alone (its period ends at the last
+// reading, which only an ingest into the site moves: the site's data version); the date is
+// there for the price, the one in force on the site's local date.
 type Budgets struct {
 	*cache.Results
 	budgeter *Budgeter
@@ -41,13 +42,21 @@ func (s *Budgets) HeatingBudgetJSON(ctx context.Context, tenantID, siteID string
 }
 
 func (s *Budgets) answer(ctx context.Context, tenantID, siteID, what string, load SiteLoader, shape func(*Model) any) ([]byte, bool, error) {
-	request := what + "|" + s.budgeter.now().UTC().Format(time.DateOnly)
-	return s.Get(ctx, tenantID, siteID, request, func(ctx context.Context) ([]byte, error) {
+	// The site's zone gives the date of the key (its local date, not UTC's: a tariff period
+	// starts at a local midnight).
+	site, err := load(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	on := s.budgeter.Today(site)
+	return s.Get(ctx, tenantID, siteID, what+"|"+on.String(), func(ctx context.Context) ([]byte, error) {
+		// Loaded again once the key holds the versions: a site changed meanwhile is computed
+		// here and stored under the new version, never the reverse. Priced on the key's date.
 		site, err := load(ctx)
 		if err != nil {
 			return nil, err
 		}
-		m, err := s.budgeter.Model(ctx, site)
+		m, err := s.budgeter.Model(ctx, site, on)
 		if err != nil {
 			return nil, err
 		}

@@ -56,12 +56,14 @@ const (
 )
 
 // Input is what the fit needs: the heating fluid's intervals, the station's daily mean
-// temperatures by local date, the site's zone and the request's local date.
+// temperatures by local date, the site's zone and its last resolved reading of the fluid, on
+// which the fit period ends (zero: the end of the last interval). Nothing depends on the
+// request's date: a site whose readings stopped years ago is fitted on its last year of them.
 type Input struct {
 	Intervals  []Interval
 	DailyMeans map[Date]float64
 	Loc        *time.Location
-	Today      Date
+	Last       time.Time
 }
 
 // InsufficientDataError says why the model cannot be fitted.
@@ -123,16 +125,13 @@ func FitModel(in Input) (*Fit, error) {
 	if len(in.Intervals) == 0 {
 		return nil, insufficient("the heating fluid has no pair of consecutive readings")
 	}
-	last := in.Intervals[0].To
+	last := in.Last
 	for _, iv := range in.Intervals {
 		if iv.To.After(last) {
 			last = iv.To
 		}
 	}
-	end := DateOf(last, in.Loc) // last day of the fit period
-	if last.Equal(end.Midnight(in.Loc)) {
-		end = end.AddDays(-1)
-	}
+	end := FitEnd(last, in.Loc)
 	f := &Fit{To: end}
 	all, withoutWeather := 0, 0
 	choose := func(days int) {
@@ -173,7 +172,7 @@ func FitModel(in Input) (*Fit, error) {
 		return nil, insufficient("%s", msg)
 	}
 	f.fit()
-	f.normal = normalYears(in.DailyMeans, in.Today)
+	f.normal = normalYears(in.DailyMeans, f.To)
 	for _, y := range f.normal {
 		f.NormalYears = append(f.NormalYears, y.year)
 	}
@@ -182,6 +181,29 @@ func FitModel(in Input) (*Fit, error) {
 		f.FitPeriodDegreeDays = &dd
 	}
 	return f, nil
+}
+
+// FitEnd is the last day of the fit period of readings that end at last: its local date,
+// or the day before when last is a local midnight (that day has no energy read yet).
+func FitEnd(last time.Time, loc *time.Location) Date {
+	end := DateOf(last, loc)
+	if last.Equal(end.Midnight(loc)) {
+		end = end.AddDays(-1)
+	}
+	return end
+}
+
+// FitStart is the first day of the widest fit period ending on end (730 days): the earliest
+// day whose readings a fit may use.
+func FitStart(end Date) Date { return end.AddDays(1 - widenedFitDays) }
+
+// LastNormalYear is the latest calendar year that may be a normal year of a fit period ending
+// on end: the last one complete by then.
+func LastNormalYear(end Date) int {
+	if end.Month == time.December && end.Day == 31 {
+		return end.Year
+	}
+	return end.Year - 1
 }
 
 func joinAnd(parts []string) string {
@@ -296,11 +318,11 @@ func (f *Fit) periodDegreeDays(tb float64) float64 {
 }
 
 // normalYears picks the station's complete calendar years (at least 95 % of days with a daily
-// mean, ended before today), the 10 most recent.
-func normalYears(means map[Date]float64, today Date) []normalYear {
+// mean) that ended by the fit period's last day, the 10 most recent.
+func normalYears(means map[Date]float64, end Date) []normalYear {
 	byYear := map[int][]float64{}
 	for d, m := range means {
-		if d.Year < today.Year {
+		if d.Year <= LastNormalYear(end) {
 			byYear[d.Year] = append(byYear[d.Year], m)
 		}
 	}

@@ -3,6 +3,7 @@ package heating
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestFitRecoversBaseSlopeAndBalancePoint(t *testing.T) {
 		{"weekly at 06:00", time.Date(2023, 1, 2, 6, 0, 0, 0, time.UTC), 7 * 24 * time.Hour, 60, 4, 7.75, 18, 52, 364, Date{2023, 2, 27}, Date{2024, 2, 26}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in := Input{Intervals: exactIntervals(t, means, c.start, c.every, c.n, c.base, c.slope, c.tb), DailyMeans: means, Loc: paris, Today: Date{2024, 6, 1}}
+			in := Input{Intervals: exactIntervals(t, means, c.start, c.every, c.n, c.base, c.slope, c.tb), DailyMeans: means, Loc: paris}
 			f, err := FitModel(in)
 			if err != nil {
 				t.Fatal(err)
@@ -88,7 +89,7 @@ func TestInterceptOnlyWhenNoBalancePointQualifies(t *testing.T) {
 	means := climate(first, 400)
 	// Energy falls when it gets colder (negative slope at every balance point): 20 − HDD(15).
 	ivs := exactIntervals(t, means, first.Midnight(paris), 24*time.Hour, 370, 20, -0.5, 15)
-	f, err := FitModel(Input{Intervals: ivs, DailyMeans: means, Loc: paris, Today: Date{2024, 6, 1}})
+	f, err := FitModel(Input{Intervals: ivs, DailyMeans: means, Loc: paris})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestFitPeriodWidensTo730DaysUnderSixIntervals(t *testing.T) {
 	means := climate(first, 800)
 	// A reading every 73 days: 5 intervals in the last 365 days, 10 in 730.
 	ivs := exactIntervals(t, means, first.Midnight(paris), 73*24*time.Hour, 10, 6, 2.5, 15.5)
-	f, err := FitModel(Input{Intervals: ivs, DailyMeans: means, Loc: paris, Today: Date{2024, 6, 1}})
+	f, err := FitModel(Input{Intervals: ivs, DailyMeans: means, Loc: paris})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,9 +193,11 @@ func TestNormalYearAndSetpointShift(t *testing.T) {
 	add(2021, 350, 8)  // 350/365 ≥ 95 %: complete, 15 days filled with the year's mean
 	add(2022, 300, 0)  // 300/365 < 95 %: not a normal year
 	add(2023, 365, 12)
-	add(2024, 200, 12) // ongoing year (today is in 2024): never a normal year
-	ivs := exactIntervals(t, means, Date{2023, 1, 1}.Midnight(paris), 30*24*time.Hour, 12, 3, 2, 17)
-	f, err := FitModel(Input{Intervals: ivs, DailyMeans: means, Loc: paris, Today: Date{2024, 7, 20}})
+	add(2024, 200, 12) // the year the fit period ends in: not complete by then
+	add(2025, 365, 30) // complete, but after the fit period: never a normal year
+	// Readings from 11 January 2023 every 30 days: the fit period ends on 5 January 2024.
+	ivs := exactIntervals(t, means, Date{2023, 1, 11}.Midnight(paris), 30*24*time.Hour, 12, 3, 2, 17)
+	f, err := FitModel(Input{Intervals: ivs, DailyMeans: means, Loc: paris})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,3 +229,41 @@ func TestNormalYearAndSetpointShift(t *testing.T) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// The fit period ends at the site's last reading, not at the last interval of known energy,
+// and a year counts as normal once its last day is in the fit period.
+func TestFitPeriodEndsAtTheLastReading(t *testing.T) {
+	first := Date{2023, 1, 1}
+	means := climate(first, 800)
+	// Daily intervals from 1 January 2023 to 5 February 2024 (400 days); the last reading is
+	// 8 February 2024 at 08:00 (its interval's energy is unknown, so it is not an interval).
+	ivs := exactIntervals(t, means, first.Midnight(paris), 24*time.Hour, 400, 12.5, 3.2, 16.5)
+	last := time.Date(2024, 2, 8, 8, 0, 0, 0, paris)
+	f, err := FitModel(Input{Intervals: ivs, DailyMeans: means, Loc: paris, Last: last})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8 February 2024 is the last day; 365 days back is 9 February 2023: the daily intervals of
+	// 9 February 2023 to 4 February 2024 lie inside, 361 of them.
+	if f.To != (Date{2024, 2, 8}) || f.From != (Date{2023, 2, 9}) || f.Intervals != 361 || !near(f.CoveredDays, 361, 1e-9) {
+		t.Fatalf("period %s..%s, %d intervals, %v days; want 2023-02-09..2024-02-08, 361, 361", f.From, f.To, f.Intervals, f.CoveredDays)
+	}
+	if !near(*f.BalancePoint, 16.5, 1e-9) || !near(f.Base, 12.5, 1e-6) || !near(f.Slope, 3.2, 1e-6) {
+		t.Fatalf("fit Tb %v base %v slope %v", deref(f.BalancePoint), f.Base, f.Slope)
+	}
+	if !slices.Equal(f.NormalYears, []int{2023}) {
+		t.Fatalf("normal years %v, want [2023]", f.NormalYears)
+	}
+	for _, c := range []struct {
+		end  Date
+		want []int
+	}{{Date{2023, 12, 30}, nil}, {Date{2023, 12, 31}, []int{2023}}} {
+		var got []int
+		for _, y := range normalYears(means, c.end) {
+			got = append(got, y.year)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("normal years of a fit ending %s: %v, want %v", c.end, got, c.want)
+		}
+	}
+}
