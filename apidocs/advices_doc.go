@@ -29,7 +29,7 @@ The job is stored before the answer (it survives a restart) and computed asynchr
 
 Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in ` + "`result[i].context.unknownInputs`" + `.
 
-**SITE_ID.** The heating consumption of the site's heating fluid (its ` + "`heatingFluid`" + `, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming ` + "`[i].input.SITE_ID`" + ` and the reason.
+**SITE_ID.** The heating consumption of the site's heating fluid (its ` + "`heatingFluid`" + `, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming ` + "`[i].input.SITE_ID`" + ` and the reason.
 
 ## Derived values (result[i].context)
 

@@ -23,10 +23,10 @@ const heatingModelDescription = "The budget comes from a degree-day model fitted
 	"energy per day = base + slope × heating degree days, where a day's heating degrees are max(0, balance point − its mean " +
 	"temperature) at the site's weather station. The model is fitted on the intervals between consecutive readings of the " +
 	"site's heating fluid (gas indexes × their kWh conversion factor, or electricity indexes) over the 365 days ending at the " +
-	"last reading (730 when fewer than 6 intervals), by weighted least squares (weights: interval lengths in days), trying " +
+	"site's last reading, however long ago (730 when fewer than 6 intervals), by weighted least squares (weights: interval lengths in days), trying " +
 	"balance points 10.0 to 22.0 °C by 0.5 and keeping the best R² among fits with a positive slope and a non-negative base " +
-	"(else an intercept-only model). A normal year averages the degree days of the station's complete calendar years (at " +
-	"most 10). Changing the schedule's set points shifts the balance point by the change of the schedule's mean set point " +
+	"(else an intercept-only model). A normal year averages the degree days of the station's complete calendar years up to " +
+	"the fit period's end (the 10 most recent). Changing the schedule's set points shifts the balance point by the change of the schedule's mean set point " +
 	"over the week; the yearly energy base × 365 + slope × normal-year degree days is priced at the heating fluid's price " +
 	"in force today (standing charges excluded). 422 INSUFFICIENT_DATA when the site has no heating fluid, weather station, " +
 	"tariff for the fluid, or fewer than 4 usable intervals covering 300 days. Checked on a published sample with a known " +
