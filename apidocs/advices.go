@@ -99,11 +99,8 @@ func (h *adviceHandler) get(ctx context.Context, in *adviceJobInput) (*adviceJob
 	return &adviceJobOutput{Body: body}, nil
 }
 
-// registerAdvices adds the recommendation job operations; nil svc: not served.
+// registerAdvices adds the recommendation job operations.
 func registerAdvices(api huma.API, svc *advices.Service) {
-	if svc == nil {
-		return
-	}
 	h := &adviceHandler{svc: svc}
 	scope := requireScopes(registry.ScopeAdvices)
 	huma.Register(api, huma.Operation{

@@ -237,9 +237,6 @@ type jobHandler struct {
 }
 
 func registerJobs(api huma.API, cfg Config) {
-	if cfg.Jobs == nil {
-		return
-	}
 	h := &jobHandler{svc: cfg.Jobs, publicURL: cfg.PublicURL}
 	huma.Register(api, huma.Operation{
 		OperationID: "submit-archive", Method: http.MethodPost, Path: submitPath, Tags: []string{"Collection"},

@@ -5,8 +5,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"energy/ingest"
-	"energy/query/advices"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -73,16 +71,11 @@ Timestamps in responses carry the site's UTC offset (` + "`2024-03-31T00:00:00+0
 zone (default Europe/Paris); input timestamps without an offset are read in the site's time zone.
 `
 
-// documentedConfig makes NewMain register every operation, for the committed description:
-// each feature gets a non-nil but unconnected dependency. No handler runs while the
-// description is generated, so nothing is ever called on them; registration must not either.
+// documentedConfig builds the APIs for their committed descriptions: NewMain and NewAdvice
+// register every operation whatever the configuration, so none of the services is given. No
+// handler runs while the description is generated; registration touches no dependency.
 func documentedConfig() Config {
-	return Config{
-		Registry: registry.New(&schema.DB{}),
-		Ready:    func(context.Context) error { return nil },
-		Jobs:     &ingest.Service{},
-		Advices:  &advices.Service{},
-	}
+	return Config{Registry: registry.New(&schema.DB{}), Ready: func(context.Context) error { return nil }}
 }
 
 // MainOpenAPI returns the description of the full main API, as committed in openapi.yaml.

@@ -45,11 +45,13 @@ type Config struct {
 	// Comparisons answers the yearly comparison (over the consumption engine, behind its
 	// result cache); nil: defaults.
 	Comparisons *comparison.Comparisons
-	// Jobs is the archive intake (submission and jobs); nil: those endpoints are not served.
+	// Jobs is the archive intake (submission and jobs). Every operation is registered whatever
+	// the configuration, so that the description never depends on it: an operation whose
+	// service is nil fails with 500 (only tests that do not call it leave it nil).
 	Jobs *ingest.Service
-	// Advices runs recommendation jobs (endpoint 10, advice listener); nil: not served.
+	// Advices runs recommendation jobs (endpoint 10, advice listener).
 	Advices *advices.Service
-	// Targets and Outbox serve the target endpoints; nil Targets: not served.
+	// Targets and Outbox serve the target endpoints.
 	Targets *targets.Store
 	Outbox  *targets.Outbox
 	// UploadRate is the slowest archive upload waited for; zero fields take the defaults.
@@ -116,8 +118,22 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)
 	registerTargets(api, cfg.Registry, cfg.Targets, cfg.Outbox)
-	return limitUpload(router, cfg.UploadRate), api
+	return routedHandler{routes: router, handler: limitUpload(router, cfg.UploadRate)}, api
 }
+
+// routedHandler serves through handler and lists the routes beneath it, so that chi.Walk
+// reaches the routes of the handler energyd serves (the test comparing them with the
+// committed descriptions).
+type routedHandler struct {
+	routes
+	handler http.Handler
+}
+
+// routes names the embedded chi.Routes so that its Routes method is promoted (a field named
+// Routes would hide it).
+type routes = chi.Routes
+
+func (h routedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.ServeHTTP(w, r) }
 
 // NewAdvice returns the recommendation service ({simulation_url}).
 func NewAdvice(cfg Config) (http.Handler, huma.API) {

@@ -108,9 +108,6 @@ type targetHandler struct {
 }
 
 func registerTargets(api huma.API, reg *registry.Store, store *targets.Store, outbox *targets.Outbox) {
-	if store == nil {
-		return
-	}
 	h := &targetHandler{reg: reg, targets: store, outbox: outbox}
 	write := requireScopes(registry.ScopeTargets)
 	read := requireScopes(registry.ScopeRead, registry.ScopeTargets)

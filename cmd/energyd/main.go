@@ -16,10 +16,7 @@ import (
 	"time"
 
 	"energy/apidocs"
-	"energy/query/advices"
-	"energy/query/targets"
 	"energy/schema"
-	"energy/schema/registry"
 )
 
 func main() {
@@ -108,43 +105,13 @@ func run() error {
 		return err
 	}
 	defer db.Close()
-	ready := func(ctx context.Context) error { return db.Ping(ctx) }
-
-	reg := registry.New(db)
-	go reg.WatchTokens(ctx, tokenWatchInterval)
-	go reg.Versions.Watch(ctx, dataVersionWatchInterval, log)
-	// Every tenant's sites and tariffs in memory before the first request: no first view of a
-	// site waits on the registry. A failure only leaves them to be loaded by the first lookups.
-	if err := reg.Directory.Warm(ctx); err != nil {
-		log.Warn("loading the sites and tariffs", "error", err)
-	}
-	engine := cfg.engine(db, reg)
-	outbox, targetStore := targets.NewOutbox(db), targets.NewStore(db)
-	sender, err := startNotifications(cfg, outbox, reg, log)
+	svc, err := wire(ctx, cfg, db, live, log)
 	if err != nil {
 		return err
 	}
-	checker := targets.NewChecker(targetStore, outbox, reg, engine, sender.Wake, log)
-	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, log)
-	if err != nil {
-		return err
-	}
-	budgeter := cfg.budgeter(db, reg, engine)
-	apiCfg := apidocs.Config{Registry: reg, Ready: ready, Live: live, PublicURL: cfg.PublicURL, Consumptions: cfg.consumptions(engine, reg), Budgets: cfg.budgets(budgeter, reg),
-		Comparisons: cfg.comparisons(engine, db, reg), Jobs: jobs, Logger: log,
-		Targets: targetStore, Outbox: outbox, UploadRate: apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace}}
-	if cfg.AdviceListen != "" {
-		// Only a process serving the recommendation API computes its jobs.
-		apiCfg.Advices = advices.NewService(db, advices.Config{Workers: cfg.AdviceWorkers, Logger: log,
-			Heating: advices.ModelHeating{Sites: reg, Budgeter: budgeter}})
-		if err := apiCfg.Advices.Start(ctx); err != nil {
-			return err
-		}
-	}
-	mainHandler, _ := apidocs.NewMain(apiCfg)
+	mainHandler, adviceHandler := svc.handlers()
 	mainGate.Open(mainHandler)
 	if len(gates) > 1 {
-		adviceHandler, _ := apidocs.NewAdvice(apiCfg)
 		gates[1].Open(adviceHandler)
 	}
 	log.Info("ready")
@@ -156,20 +123,8 @@ func run() error {
 	}
 	// The listeners close first, so that no request reaches a job service that is stopping.
 	shutdownServers(servers, log)
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	// Running jobs finish, or are released to the next start when the grace period ends.
-	if err := jobs.Stop(sctx); err != nil {
-		log.Warn("shutdown", "error", err)
-	}
-	if apiCfg.Advices != nil {
-		if err := apiCfg.Advices.Stop(sctx); err != nil {
-			log.Warn("shutdown", "error", err)
-		}
-	}
-	if err := sender.Stop(sctx); err != nil {
-		log.Warn("shutdown: notification sender", "error", err)
-	}
+	svc.stopWithin(30*time.Second, log)
 	return nil
 }
 
