@@ -45,9 +45,11 @@ REDOCLY ?= @redocly/cli@2.77.0
 lint-openapi:
 	npx --yes $(REDOCLY) lint apidocs/openapi.yaml apidocs/openapi-advice.yaml
 
-# Regenerates the committed OpenAPI descriptions from the code.
+# Regenerates the committed OpenAPI descriptions from the code, then the Go clients from them
+# (apidocs/client, apidocs/adviceclient: oapi-codegen, pinned as a tool in go.mod).
 openapi:
 	$(GO) test ./apidocs -run '^TestOpenAPI' -count=1 -update
+	$(GO) generate ./apidocs/client ./apidocs/adviceclient
 
 # Rewrites the golden consumption answers (query/consumption/testdata/answers) from the code:
 # only when an answer is meant to change; review the diff before committing.
