@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -21,10 +19,7 @@ import (
 // listener), waits for it with a progress display on stderr and prints each element's advices
 // as a table. It talks to the service over HTTP only.
 
-const (
-	defaultAdviceURL = "http://127.0.0.1:8081"
-	adviceJobsPath   = "/v1/jobs/advices"
-)
+const defaultAdviceURL = "http://127.0.0.1:8081"
 
 func runAdvices(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("advices", flag.ContinueOnError)
@@ -94,13 +89,9 @@ type adviceSavings struct {
 
 // runAdviceJob submits the body and polls the job until DONE or ERROR, showing its status.
 func (c *apiClient) runAdviceJob(ctx context.Context, body []byte, prog *progress) (adviceJobView, error) {
-	req, err := http.NewRequest(http.MethodPost, c.url(adviceJobsPath), bytes.NewReader(body))
-	if err != nil {
-		return adviceJobView{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
 	var job adviceJobView
-	if err := c.decode(ctx, req, "advices", &job); err != nil {
+	submitted, err := c.advice.SubmitAdviceJobWithBodyWithResponse(ctx, "application/json", bytes.NewReader(body))
+	if err := c.decode(ctx, submitted, err, "advices", &job); err != nil {
 		return job, err
 	}
 	prog.println(fmt.Sprintf("advice job %s %s", job.JobID, job.Status))
@@ -114,12 +105,9 @@ func (c *apiClient) runAdviceJob(ctx context.Context, body []byte, prog *progres
 		case <-time.After(pause):
 		}
 		pause = min(c.pollMax, pause*3/2)
-		req, err := http.NewRequest(http.MethodGet, c.url(adviceJobsPath+"/"+url.PathEscape(job.JobID)), nil)
-		if err != nil {
-			return job, err
-		}
 		var next adviceJobView
-		if err := c.decode(ctx, req, "advices", &next); err != nil {
+		read, err := c.advice.GetAdviceJobWithResponse(ctx, job.JobID)
+		if err := c.decode(ctx, read, err, "advices", &next); err != nil {
 			if !retryable(err) {
 				prog.done()
 				return job, err
@@ -149,15 +137,14 @@ func (c *apiClient) runAdviceJob(ctx context.Context, body []byte, prog *progres
 	return job, nil
 }
 
-// decode sends a request and reads its JSON answer into v; scope is what the operation needs.
-func (c *apiClient) decode(ctx context.Context, req *http.Request, scope string, v any) error {
-	resp, err := c.send(ctx, req, scope)
-	if err != nil {
+// decode reads the JSON answer of a generated client's call into v (energyctl's own view of
+// it); scope is what the operation needs.
+func (c *apiClient) decode(ctx context.Context, a answer, err error, scope string, v any) error {
+	if err := c.outcome(ctx, a, err, scope); err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("unreadable answer from %s: %w", req.URL, err)
+	if err := json.Unmarshal(a.GetBody(), v); err != nil {
+		return fmt.Errorf("unreadable answer from %s: %w", c.base, err)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"energy/apidocs/adviceclient"
+	"energy/apidocs/client"
 )
 
 // defaultAPIURL is where energyd's main API listens when run with its defaults.
@@ -34,11 +36,13 @@ func (a *apiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.token, "token", os.Getenv("ENERGY_TOKEN"), "bearer token (env ENERGY_TOKEN)")
 }
 
-// apiClient calls the main API with a bearer token.
+// apiClient calls the service through the clients generated from its committed descriptions
+// (apidocs/client, apidocs/adviceclient), with a bearer token.
 type apiClient struct {
-	base  *url.URL // without a trailing slash
-	token string
-	hc    *http.Client
+	base   *url.URL // without a trailing slash
+	token  string
+	api    *client.ClientWithResponses       // the main API
+	advice *adviceclient.ClientWithResponses // the recommendation API (its own listener)
 	// poll is the first pause between two job polls; it grows to pollMax.
 	poll, pollMax time.Duration
 	// retryFor bounds how long polling goes on through an unreachable service or 5xx answers
@@ -51,11 +55,25 @@ func newAPIClient(api, token string) (*apiClient, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--api %q is not an http(s) URL such as %s", api, defaultAPIURL)
 	}
-	return &apiClient{base: u, token: token, hc: &http.Client{Timeout: 2 * time.Minute},
+	hc := &http.Client{Timeout: 2 * time.Minute}
+	authorize := func(_ context.Context, req *http.Request) error {
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		req.Header.Set("Accept", "application/json")
+		return nil
+	}
+	main, err := client.NewClientWithResponses(u.String(), client.WithHTTPClient(hc), client.WithRequestEditorFn(authorize))
+	if err != nil {
+		return nil, err
+	}
+	advice, err := adviceclient.NewClientWithResponses(u.String(), adviceclient.WithHTTPClient(hc), adviceclient.WithRequestEditorFn(authorize))
+	if err != nil {
+		return nil, err
+	}
+	return &apiClient{base: u, token: token, api: main, advice: advice,
 		poll: 100 * time.Millisecond, pollMax: time.Second, retryFor: 2 * time.Minute}, nil
 }
-
-func (c *apiClient) url(path string) string { return c.base.String() + path }
 
 // apiError is an error answer of the service, with advice on what to do about it.
 type apiError struct {
@@ -98,26 +116,31 @@ func (e *unreachableError) Error() string {
 
 func (e *unreachableError) Unwrap() error { return e.Err }
 
-// send performs a request; scope names what the operation needs, for the advice on 401/403.
-func (c *apiClient) send(ctx context.Context, req *http.Request, scope string) (*http.Response, error) {
-	req = req.WithContext(ctx)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.hc.Do(req)
+// answer is what every ...WithResponse result of the generated clients has.
+type answer interface {
+	StatusCode() int
+	GetBody() []byte
+}
+
+// outcome turns the result of a generated client's call into an error: none for a 2xx answer,
+// an unreachableError when no answer came, an apiError (with advice on what to do) for an
+// error answer. scope names what the operation needs, for the advice on 401/403.
+func (c *apiClient) outcome(ctx context.Context, a answer, err error, scope string) error {
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		return nil, &unreachableError{URL: c.base.String(), Err: err}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return &unreachableError{URL: c.base.String(), Err: err}
+		}
+		return fmt.Errorf("unreadable answer from %s: %w", c.base, err)
 	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
+	status, body := a.StatusCode(), a.GetBody()
+	if status/100 == 2 {
+		return nil
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	e := &apiError{Status: resp.StatusCode}
+	e := &apiError{Status: status}
 	var eb struct {
 		ErrorCode        string `json:"errorCode"`
 		ErrorDescription string `json:"errorDescription"`
@@ -125,7 +148,7 @@ func (c *apiClient) send(ctx context.Context, req *http.Request, scope string) (
 	if json.Unmarshal(body, &eb) == nil {
 		e.Code, e.Description = eb.ErrorCode, eb.ErrorDescription
 	}
-	switch resp.StatusCode {
+	switch status {
 	case http.StatusUnauthorized:
 		if c.token == "" {
 			e.Advice = "no token given: pass --token or set ENERGY_TOKEN (create one with: energyctl token create --tenant TENANT --scopes " + scope + ")"
@@ -141,10 +164,10 @@ func (c *apiClient) send(ctx context.Context, req *http.Request, scope string) (
 	case http.StatusServiceUnavailable:
 		e.Advice = "the service's storage is unavailable; try again shortly"
 	}
-	if e.Code == "" && e.Description == "" && len(body) > 0 && resp.StatusCode != http.StatusRequestEntityTooLarge {
+	if e.Code == "" && e.Description == "" && len(body) > 0 && status != http.StatusRequestEntityTooLarge {
 		e.Description = strings.TrimSpace(string(body[:min(len(body), 200)]))
 	}
-	return nil, e
+	return e
 }
 
 // retryable tells whether polling should go on after err: the service is unreachable or

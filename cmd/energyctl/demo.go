@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -252,14 +251,27 @@ func demoGasTariff(year int) map[string]any {
 
 // putDemoReferences creates (or replaces) the tariff, the station and the sites.
 func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites []demoSite) error {
-	if err := c.putJSON(ctx, "/v2/tariffs/"+url.PathEscape(o.tariff), demoTariff(o.tariff, o.year)); err != nil {
+	put := func(id string, body any, call func(id string, body io.Reader) (answer, error)) error {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		a, err := call(id, bytes.NewReader(b))
+		return c.adminOutcome(ctx, a, err)
+	}
+	tariff := func(id string, body io.Reader) (answer, error) {
+		return c.api.PutTariffWithBodyWithResponse(ctx, id, "application/json", body)
+	}
+	if err := put(o.tariff, demoTariff(o.tariff, o.year), tariff); err != nil {
 		return fmt.Errorf("create tariff %s: %w", o.tariff, err)
 	}
-	if err := c.putJSON(ctx, "/v2/tariffs/"+url.PathEscape(demoGasTariffID(o)), demoGasTariff(o.year)); err != nil {
+	if err := put(demoGasTariffID(o), demoGasTariff(o.year), tariff); err != nil {
 		return fmt.Errorf("create gas tariff %s: %w", demoGasTariffID(o), err)
 	}
 	station := map[string]any{"name": "Paris-Orly (demo)", "latitude": 48.7167, "longitude": 2.3844}
-	if err := c.putJSON(ctx, "/v1/weather-stations/"+url.PathEscape(o.station), station); err != nil {
+	if err := put(o.station, station, func(id string, body io.Reader) (answer, error) {
+		return c.api.PutWeatherStationWithBodyWithResponse(ctx, id, "application/json", body)
+	}); err != nil {
 		return fmt.Errorf("create weather station %s: %w", o.station, err)
 	}
 	for i, s := range sites {
@@ -271,33 +283,21 @@ func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites [
 		if s.GasPod != "" {
 			body["gasTariffId"] = demoGasTariffID(o)
 		}
-		if err := c.putJSON(ctx, "/v2/sites/"+url.PathEscape(s.SiteID), body); err != nil {
+		if err := put(s.SiteID, body, func(id string, body io.Reader) (answer, error) {
+			return c.api.PutSiteWithBodyWithResponse(ctx, id, "application/json", body)
+		}); err != nil {
 			return fmt.Errorf("create site %s: %w", s.SiteID, err)
 		}
 	}
 	return nil
 }
 
-// putJSON PUTs an admin resource.
-func (c *apiClient) putJSON(ctx context.Context, path string, body any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
+// adminOutcome is outcome for the demo's admin resources, whose 403 says why it needs admin.
+func (c *apiClient) adminOutcome(ctx context.Context, a answer, err error) error {
+	err = c.outcome(ctx, a, err, "admin")
+	var ae *apiError
+	if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
+		ae.Advice = "the demo creates sites, a tariff and a station: it needs a token with the admin scope"
 	}
-	req, err := http.NewRequest(http.MethodPut, c.url(path), bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.send(ctx, req, "admin")
-	if err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
-			ae.Advice = "the demo creates sites, a tariff and a station: it needs a token with the admin scope"
-		}
-		return err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return nil
+	return err
 }

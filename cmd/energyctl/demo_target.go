@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -42,17 +40,16 @@ func demoTargetKWh(s demoSeries, year int) float64 {
 
 // putDemoTarget creates the demo target of site s unless it exists, and returns its id.
 func putDemoTarget(ctx context.Context, c *apiClient, o demoOptions, s demoSeries) (string, error) {
-	path := "/v2/sites/" + url.PathEscape(s.Site.SiteID) + "/targets"
-	var existing []struct {
-		TargetID string `json:"targetId"`
-		Name     string `json:"name"`
-	}
-	if err := c.getJSON(ctx, path, &existing); err != nil {
+	existing, err := c.api.ListTargetsWithResponse(ctx, s.Site.SiteID)
+	if err := c.outcome(ctx, existing, err, "read"); err != nil {
 		return "", fmt.Errorf("list the targets of %s: %w", s.Site.SiteID, err)
 	}
-	for _, t := range existing {
-		if t.Name == demoTargetName {
-			return t.TargetID, nil
+	if existing.JSON200 == nil {
+		return "", fmt.Errorf("list the targets of %s: no targets in the answer (HTTP %d)", s.Site.SiteID, existing.StatusCode())
+	}
+	for _, t := range *existing.JSON200 {
+		if t.Name != nil && *t.Name == demoTargetName {
+			return t.TargetId, nil
 		}
 	}
 	loc, err := time.LoadLocation(demoTimezone)
@@ -68,25 +65,12 @@ func putDemoTarget(ctx context.Context, c *apiClient, o demoOptions, s demoSerie
 	if err != nil {
 		return "", err
 	}
-	req, err := http.NewRequest(http.MethodPost, c.url(path), bytes.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	var created struct {
-		TargetID string `json:"targetId"`
-	}
-	if err := c.decode(ctx, req, "targets", &created); err != nil {
+	created, err := c.api.CreateTargetWithBodyWithResponse(ctx, s.Site.SiteID, "application/json", bytes.NewReader(body))
+	if err := c.outcome(ctx, created, err, "targets"); err != nil {
 		return "", fmt.Errorf("create the demo target of %s: %w", s.Site.SiteID, err)
 	}
-	return created.TargetID, nil
-}
-
-// getJSON GETs a resource into v.
-func (c *apiClient) getJSON(ctx context.Context, path string, v any) error {
-	req, err := http.NewRequest(http.MethodGet, c.url(path), nil)
-	if err != nil {
-		return err
+	if created.JSON201 == nil {
+		return "", fmt.Errorf("create the demo target of %s: no targetId in the answer (HTTP %d)", s.Site.SiteID, created.StatusCode())
 	}
-	return c.decode(ctx, req, "read", v)
+	return created.JSON201.TargetId, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,9 +20,6 @@ import (
 // polls the jobs with a progress display on stderr until they are final and prints their
 // reports. It talks to the service over HTTP only: the archive format and the job resource are
 // the contract.
-
-// collectJobPath is the archive submission and job resource of the main API.
-const collectJobPath = "/v2/indexes-collect-jobs"
 
 func runSubmit(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("submit", flag.ContinueOnError)
@@ -167,53 +163,32 @@ func (c *apiClient) submit(ctx context.Context, src archiveSource) (string, erro
 		return "", err
 	}
 	tail := "\r\n--" + mw.Boundary() + "--\r\n"
-	req, err := http.NewRequest(http.MethodPost, c.url(collectJobPath), io.MultiReader(&head, content, strings.NewReader(tail)))
-	if err != nil {
-		return "", err
+	length := int64(head.Len()) + size + int64(len(tail))
+	withLength := func(_ context.Context, req *http.Request) error {
+		req.ContentLength = length
+		return nil
 	}
-	req.ContentLength = int64(head.Len()) + size + int64(len(tail))
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := c.send(ctx, req, "collect")
-	if err != nil {
+	resp, err := c.api.SubmitArchiveWithBodyWithResponse(ctx, mw.FormDataContentType(), io.MultiReader(&head, content, strings.NewReader(tail)), withLength)
+	if err := c.outcome(ctx, resp, err, "collect"); err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) && ae.Status == http.StatusRequestEntityTooLarge {
 			return "", fmt.Errorf("%s is %d bytes: the service accepts archives of at most 2,500,000 bytes (HTTP 413); split its files into smaller archives", src.Name, size)
 		}
 		return "", err
 	}
-	defer resp.Body.Close()
-	var out struct {
-		Links struct {
-			Self struct {
-				Href string `json:"href"`
-			} `json:"self"`
-		} `json:"_links"`
+	if resp.JSON200 == nil || resp.JSON200.UnderscoreLinks.Self.Href == "" {
+		return "", fmt.Errorf("the service accepted %s but its answer has no _links.self.href (HTTP %d)", src.Name, resp.StatusCode())
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Links.Self.Href == "" {
-		return "", fmt.Errorf("the service accepted %s but its answer has no _links.self.href (HTTP %d)", src.Name, resp.StatusCode)
-	}
-	return out.Links.Self.Href, nil
+	return resp.JSON200.UnderscoreLinks.Self.Href, nil
 }
 
-// job reads a job. The link the service returned is used when it points at the same host as
-// --api; otherwise (a public URL the client cannot reach) the job is read under --api.
+// job reads a job under --api by the id its link ends with (the link itself may carry a public
+// URL the client cannot reach).
 func (c *apiClient) job(ctx context.Context, j *submittedJob) (jobView, error) {
-	target := c.url(collectJobPath + "/" + url.PathEscape(j.ID))
-	if u, err := url.Parse(j.Href); err == nil && u.Host == c.base.Host && u.Scheme == c.base.Scheme {
-		target = j.Href
-	}
-	req, err := http.NewRequest(http.MethodGet, target, nil)
-	if err != nil {
-		return jobView{}, err
-	}
-	resp, err := c.send(ctx, req, "collect")
-	if err != nil {
-		return jobView{}, err
-	}
-	defer resp.Body.Close()
 	var v jobView
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		return jobView{}, fmt.Errorf("job %s: unreadable answer: %w", j.ID, err)
+	resp, err := c.api.GetJobWithResponse(ctx, j.ID)
+	if err := c.decode(ctx, resp, err, "collect", &v); err != nil {
+		return jobView{}, err
 	}
 	return v, nil
 }
