@@ -1,8 +1,11 @@
 package apidocs
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -282,6 +285,31 @@ const consumptionDescription = `Electricity consumption of the site over [startT
 
 **Caching.** Answers are cached per site and request and invalidated by every ingest touching the site (response header X-Cache: HIT or MISS).`
 
+// The consumption paths of both fluids.
+const (
+	elecConsumptionPath = "/v2/sites/{site-id}/fluids/elec/consumptions"
+	gasConsumptionPath  = "/v2/sites/{site-id}/fluids/gas/consumptions"
+)
+
+// consumptionCSVColumns says what the rows of a consumption CSV hold.
+const consumptionCSVColumns = "One row per step (the global consumption is left out): startTime, endTime, energy (Wh, or kWh for gas), " +
+	"energy_HEADING per tariff heading, volume and volume_unit (gas), cost, standingCharge, standingCharge_COMPONENT, cost_HEADING, " +
+	"carbonFootprint_coefficient and carbonFootprint (withCarbonFootprint), quality, errorFlags, indexNatures, status, nature, aggregated, " +
+	"usingLoadCurve, ratio_HEADING and ratioGroup_GROUP (withRatioByTariffHeading)."
+
+// consumptionCSV turns a JSON consumption answer (as cached) into its CSV: one row per step.
+func consumptionCSV(answer []byte) ([]byte, error) {
+	var r consumption.ConsumptionResult
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return nil, fmt.Errorf("reading the consumption answer for CSV: %w", err)
+	}
+	var b bytes.Buffer
+	if err := writeCSVTable(&b, r.Consumptions); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
 // ConsumptionService answers the consumption of either fluid with JSON bytes: *consumption.Cached, the
 // engine behind its result cache.
 type ConsumptionService interface {
@@ -307,11 +335,14 @@ func registerConsumption(api huma.API, reg *registry.Store, cons ConsumptionServ
 	h.schema = api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[consumption.ConsumptionResult](), true, "ConsumptionResult")
 	registerElecConsumption(api, h)
 	registerGasConsumption(api, h)
+	for _, path := range []string{elecConsumptionPath, gasConsumptionPath} {
+		documentCSV(api, path, consumptionCSVColumns)
+	}
 }
 
 // registerElecConsumption registers GET /v2/sites/{site-id}/fluids/elec/consumptions.
 func registerElecConsumption(api huma.API, h *consumptionHandler) {
-	huma.Register(api, h.operation("get-site-elec-consumptions", "/v2/sites/{site-id}/fluids/elec/consumptions",
+	huma.Register(api, h.operation("get-site-elec-consumptions", elecConsumptionPath,
 		"Electricity consumption of a site", consumptionDescription,
 		"The consumption of each step (and of the whole period with withGlobalConsumption)"), h.get)
 }
@@ -359,6 +390,12 @@ func (h *consumptionHandler) answer(ctx context.Context, siteID string, q *consu
 		return nil, err
 	}
 	out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
+	if wantsCSV(ctx) {
+		if out.Body, err = consumptionCSV(body); err != nil {
+			return nil, err
+		}
+		out.ContentType = csvType
+	}
 	if hit {
 		out.Cache = "HIT"
 	}

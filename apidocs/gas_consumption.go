@@ -30,7 +30,7 @@ const gasConsumptionDescription = `Gas consumption of the site over [startTs, en
 
 // registerGasConsumption registers GET /v2/sites/{site-id}/fluids/gas/consumptions.
 func registerGasConsumption(api huma.API, h *consumptionHandler) {
-	huma.Register(api, h.operation("get-site-gas-consumptions", "/v2/sites/{site-id}/fluids/gas/consumptions",
+	huma.Register(api, h.operation("get-site-gas-consumptions", gasConsumptionPath,
 		"Gas consumption of a site", gasConsumptionDescription,
 		"The gas consumption of each step in kWh, with its volume (and of the whole period with withGlobalConsumption)"), h.getGas)
 }

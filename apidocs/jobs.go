@@ -135,6 +135,9 @@ type JobPage struct {
 	Embedded JobsEmbedded `json:"_embedded"`
 }
 
+// csvItems makes the page's jobs the rows of its CSV (the page's links and counts are left out).
+func (p JobPage) csvItems() any { return p.Embedded.Jobs }
+
 // requestOrigin captures where a request was addressed, for absolute links when no public
 // URL is configured: the Host header and X-Forwarded-Proto (else the connection's scheme).
 type requestOrigin struct {
@@ -272,6 +275,8 @@ func registerJobs(api huma.API, cfg Config) {
 		OperationID: "list-jobs", Method: http.MethodGet, Path: jobsPath, Tags: []string{"Collection"},
 		Summary: "List jobs", Description: listDescription, Security: readers,
 	}, h.list)
+	documentCSV(api, jobsPath, "One row per job of the page (the page's links and counts are left out): id, archive, state_current, state_ts, "+
+		"report_error_code, report_error_message, report_overview_nbOperationsTotal/OK/KO, _links_self_href.")
 }
 
 func (h *jobHandler) submit(ctx context.Context, in *submitInput) (*submitOutput, error) {

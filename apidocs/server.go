@@ -79,9 +79,11 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	hc.Servers = []*huma.Server{{URL: "/", Description: serverDescription[listener]}}
 	hc.Info.License = &huma.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}
 	hc.OnAddOperation = append(hc.OnAddOperation, documentErrors)
+	withCSVFormat(&hc)
 	api := humachi.New(router, hc)
 	api.UseMiddleware(authenticate(api, cfg.Registry))
 	api.UseMiddleware(rejectAmbiguousJSON)
+	api.UseMiddleware(negotiateCSV(api))
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, Fail(http.StatusNotFound, CodeNotFound, "no resource at %s %s", r.Method, r.URL.Path))
 	})

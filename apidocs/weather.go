@@ -81,6 +81,7 @@ func registerWeather(api huma.API, reg *registry.Store) {
 			"with date in [beginDate, endDate), oldest first, dates rendered with the site's UTC offset. A site without a weather station gets [].",
 		Security: requireScopes(registry.ScopeRead),
 	}, h.siteWeather)
+	documentCSV(api, "/v1/sites/{site-id}/weathers", "One row per value: date, picto, temperature, wind, cloudiness.")
 }
 
 func (h *weatherHandler) siteWeather(ctx context.Context, in *siteWeatherInput) (*weatherOutput, error) {

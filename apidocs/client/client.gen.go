@@ -8120,6 +8120,9 @@ func ParseGetSiteWeathersResponse(rsp *http.Response) (*GetSiteWeathersResponse,
 		}
 		response.JSONDefault = &dest
 
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
 	}
 
 	switch {
@@ -8851,6 +8854,9 @@ func ParseGetSiteElecConsumptionsResponse(rsp *http.Response) (*GetSiteElecConsu
 		}
 		response.JSONDefault = &dest
 
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
 	}
 
 	switch {
@@ -8955,6 +8961,9 @@ func ParseGetSiteGasConsumptionsResponse(rsp *http.Response) (*GetSiteGasConsump
 			return nil, err
 		}
 		response.JSONDefault = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
 
 	}
 
@@ -9690,6 +9699,9 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 			return nil, err
 		}
 		response.JSONDefault = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
 
 	}
 

@@ -77,8 +77,8 @@ type ConsumptionResult struct {
 
 // Period is a half-open interval [StartTime, EndTime); times carry the site's UTC offset.
 type Period struct {
-	StartTime time.Time `json:"startTime"`
-	EndTime   time.Time `json:"endTime"`
+	StartTime time.Time `json:"startTime" csv:"startTime"`
+	EndTime   time.Time `json:"endTime" csv:"endTime"`
 }
 
 // Units names the unit of each measured member.
@@ -107,33 +107,33 @@ type Consumption struct {
 
 // EnergyMeter is the energy of an item in Wh (electricity) or kWh (gas).
 type EnergyMeter struct {
-	Total           *float64           `json:"total" doc:"Wh (electricity) or kWh (gas); null when the step has no usable data."`
-	ByTariffHeading map[string]float64 `json:"byTariffHeading"`
+	Total           *float64           `json:"total" csv:"energy" doc:"Wh (electricity) or kWh (gas); null when the step has no usable data."`
+	ByTariffHeading map[string]float64 `json:"byTariffHeading" csv:"energy"`
 }
 
 // Volume is the gas volume of an item: the index differences behind its energy.
 type Volume struct {
-	Total *float64 `json:"total" doc:"Index units (for example m3); null when the step has no usable data."`
+	Total *float64 `json:"total" csv:"volume" doc:"Index units (for example m3); null when the step has no usable data."`
 	Unit  string   `json:"unit" example:"m3" doc:"The index unit of the site's latest gas reading in the answer; intervals read in another unit are not counted in total."`
 }
 
 // Cost is the cost of an item in EUR: energy by heading plus the standing charge.
 type Cost struct {
-	Total                      float64            `json:"total"`
-	StandingCharge             float64            `json:"standingCharge"`
-	StandingChargeByComponents map[string]float64 `json:"standingChargeByComponents"`
-	ByTariffHeading            map[string]float64 `json:"byTariffHeading"`
+	Total                      float64            `json:"total" csv:"cost"`
+	StandingCharge             float64            `json:"standingCharge" csv:"standingCharge"`
+	StandingChargeByComponents map[string]float64 `json:"standingChargeByComponents" csv:"standingCharge"`
+	ByTariffHeading            map[string]float64 `json:"byTariffHeading" csv:"cost"`
 }
 
 // CarbonFootprint is the item's footprint: Total = kWh × Coefficient.
 type CarbonFootprint struct {
 	Coefficient float64  `json:"coefficient" doc:"kgCO2e/kWh"`
-	Total       *float64 `json:"total" doc:"kgCO2e; null when the step has no usable data."`
+	Total       *float64 `json:"total" csv:"carbonFootprint" doc:"kgCO2e; null when the step has no usable data."`
 }
 
 // Ratios are the shares of the item's energy by heading and by heading group (each sums to 1
 // when the energy is not 0; empty maps otherwise).
 type Ratios struct {
-	ByTariffHeading      map[string]float64 `json:"byTariffHeading"`
-	ByTariffHeadingGroup map[string]float64 `json:"byTariffHeadingGroup"`
+	ByTariffHeading      map[string]float64 `json:"byTariffHeading" csv:"ratio"`
+	ByTariffHeadingGroup map[string]float64 `json:"byTariffHeadingGroup" csv:"ratioGroup"`
 }
