@@ -124,6 +124,17 @@ func TestContract(t *testing.T) {
 	jobLink := jh.submit(h.admin, "a.tar.gz", archive)
 	jobID := jobLink[strings.LastIndex(jobLink, "/")+1:]
 	jh.waitFinal(h.admin, jobID)
+	// A target of S1, read and updated by the cases.
+	const targetBody = `{"beginDate":"2024-01-01T00:00:00Z","endDate":"2025-01-01T00:00:00Z","type":"ELEC","unit":"KWH","targetValue":5000,"name":"yearly"}`
+	st, b, _ := h.do(http.MethodPost, "/v2/sites/S1/targets", h.admin, targetBody)
+	var created struct {
+		TargetID string `json:"targetId"`
+	}
+	if st != http.StatusCreated || json.Unmarshal(b, &created) != nil || created.TargetID == "" {
+		t.Fatalf("POST target: %d %s", st, b)
+	}
+	target := "/v2/sites/S1/targets/" + created.TargetID
+	const unknownTarget = "/v2/sites/S1/targets/6f1c2b1e-1d7a-4a57-9a0e-3c1f8f0b6d2a"
 	formType, form := formBody(t, "file", "a.tar.gz", archive)
 	notMultipartType, notMultipart := "text/plain", []byte("not an archive")
 	tooLarge := make([]byte, ingest.MaxArchiveBytes+1)
@@ -201,6 +212,18 @@ func TestContract(t *testing.T) {
 		{op: "put-site", method: "PUT", path: "/v2/sites/" + strings.Repeat("S", 129), token: h.admin, ctype: jsonType, body: []byte(`{}`), want: 400, breaks: true, comment: "siteId longer than 128"},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: h.admin, ctype: jsonType, body: []byte(`{"tariffId":"NOPE"}`), want: 400},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: reader, ctype: jsonType, body: []byte(`{}`), want: 403},
+		{op: "create-target", method: "POST", path: "/v2/sites/S1/targets", token: h.admin, ctype: jsonType, body: []byte(targetBody), want: 201},
+		{op: "create-target", method: "POST", path: "/v2/sites/S1/targets", token: h.admin, ctype: jsonType,
+			body: []byte(strings.Replace(targetBody, "2025-01-01", "2023-01-01", 1)), want: 400, comment: "endDate before beginDate"},
+		{op: "create-target", method: "POST", path: "/v2/sites/S1/targets", token: reader, ctype: jsonType, body: []byte(targetBody), want: 403},
+		{op: "list-targets", method: "GET", path: "/v2/sites/S1/targets", token: reader, want: 200},
+		{op: "list-targets", method: "GET", path: "/v2/sites/NOPE/targets", token: reader, want: 404},
+		{op: "get-target", method: "GET", path: target, token: reader, want: 200},
+		{op: "get-target", method: "GET", path: unknownTarget, token: reader, want: 404},
+		{op: "update-target", method: "PUT", path: target, token: h.admin, ctype: jsonType, body: []byte(strings.Replace(targetBody, "5000", "6000", 1)), want: 200},
+		{op: "update-target", method: "PUT", path: unknownTarget, token: h.admin, ctype: jsonType, body: []byte(targetBody), want: 404},
+		{op: "list-target-notifications", method: "GET", path: target + "/notifications", token: reader, want: 200},
+		{op: "list-target-notifications", method: "GET", path: unknownTarget + "/notifications", token: reader, want: 404},
 		{op: "get-tariff", method: "GET", path: "/v2/tariffs/HPHC-2024", token: h.admin, want: 200},
 		{op: "get-tariff", method: "GET", path: "/v2/tariffs/NOPE", token: h.admin, want: 404},
 		{op: "put-tariff", method: "PUT", path: "/v2/tariffs/T2", token: h.admin, ctype: jsonType, body: []byte(hphcTariffJSON), want: 200},
