@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -241,6 +242,29 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 		kwh := float64(roundTripKWh[tempOf(week.AddDate(0, 0, i))])
 		if c.EnergyMeter.Total == nil || *c.EnergyMeter.Total != kwh || c.Volume == nil || c.Volume.Total == nil || *c.Volume.Total != kwh/10 {
 			t.Errorf("gas day %d: energy %+v volume %+v, want %v kWh", i+1, c.EnergyMeter, c.Volume, kwh)
+		}
+	}
+	// The same answer as CSV: one row per day, energy and volume as in the JSON.
+	acceptCSV := func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Accept", "text/csv")
+		return nil
+	}
+	gasCSV, err := api.GetSiteGasConsumptionsWithResponse(ctx, "GAS", &client.GetSiteGasConsumptionsParams{
+		StartTs: week.Format("2006-01-02T15:04:05"), EndTs: week.AddDate(0, 0, 3).Format("2006-01-02T15:04:05"), StepUnit: &gasDays}, acceptCSV)
+	wantRoundTrip(t, "gas consumption as CSV", gasCSV, err, 200)
+	records, err := csv.NewReader(bytes.NewReader(gasCSV.Body)).ReadAll()
+	if err != nil || gasCSV.ContentType() != "text/csv" || len(records) != 4 {
+		t.Fatalf("gas consumption as CSV (%s, %v): %s", gasCSV.ContentType(), err, gasCSV.Body)
+	}
+	column := map[string]int{}
+	for i, name := range records[0] {
+		column[name] = i
+	}
+	for i, c := range gasCons.JSON200.Consumptions {
+		row := records[i+1]
+		if row[column["startTime"]] != c.Period.StartTime.Format(time.RFC3339) || row[column["energy"]] != strconv.FormatFloat(*c.EnergyMeter.Total, 'f', -1, 64) ||
+			row[column["volume"]] != strconv.FormatFloat(*c.Volume.Total, 'f', -1, 64) || row[column["volume_unit"]] != "m3" {
+			t.Errorf("gas CSV row %d %v, JSON %v %v %+v", i+1, row, c.Period.StartTime, *c.EnergyMeter.Total, c.Volume)
 		}
 	}
 	weathers, err := api.GetSiteWeathersWithResponse(ctx, "ELEC", &client.GetSiteWeathersParams{
