@@ -99,6 +99,9 @@ type jsonAccepted struct{ humaContext }
 // humaContext names the embedded huma.Context so that its Context method is promoted.
 type humaContext = huma.Context
 
+// Unwrap lets humachi.Unwrap reach the request beneath.
+func (c jsonAccepted) Unwrap() huma.Context { return c.humaContext }
+
 func (c jsonAccepted) Header(name string) string {
 	if http.CanonicalHeaderKey(name) == "Accept" {
 		return "application/json"
