@@ -684,7 +684,7 @@ type ClientInterface interface {
 	//
 	// Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 	//
-	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 	//
 	// ## Derived values (result[i].context)
 	//
@@ -752,7 +752,7 @@ type ClientInterface interface {
 	//
 	// Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 	//
-	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 	//
 	// ## Derived values (result[i].context)
 	//
@@ -866,7 +866,7 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 //
 // Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 //
-// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 //
 // ## Derived values (result[i].context)
 //
@@ -944,7 +944,7 @@ func (c *Client) SubmitAdviceJobWithBody(ctx context.Context, contentType string
 //
 // Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 //
-// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 //
 // ## Derived values (result[i].context)
 //
@@ -1233,7 +1233,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 	//
-	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 	//
 	// ## Derived values (result[i].context)
 	//
@@ -1301,7 +1301,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 	//
-	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+	// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 	//
 	// ## Derived values (result[i].context)
 	//
@@ -1745,7 +1745,7 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 //
 // Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 //
-// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 //
 // ## Derived values (result[i].context)
 //
@@ -1819,7 +1819,7 @@ func (c *ClientWithResponses) SubmitAdviceJobWithBodyWithResponse(ctx context.Co
 //
 // Integers may be written 3 or 3.0, not 3.5. Unknown keys are not errors: they are listed, sorted, in `result[i].context.unknownInputs`.
 //
-// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings, as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
+// **SITE_ID.** The heating consumption of the site's heating fluid (its `heatingFluid`, GAS or ELEC) is taken from the degree-day model fitted on the site's own readings (the 365 days ending at its last reading, however long ago), as the budget endpoints of the main API fit it: the weather-dependent part of a year (slope × degree days of a normal year, base load excluded). A consumption given in the element wins. An unknown site, a site without heating fluid, or one whose model cannot be fitted (not enough readings, no weather station or tariff) is refused with 400 naming `[i].input.SITE_ID` and the reason.
 //
 // ## Derived values (result[i].context)
 //
