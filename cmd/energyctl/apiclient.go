@@ -63,7 +63,7 @@ func newAPIClient(api, token string) (*apiClient, error) {
 		req.Header.Set("Accept", "application/json")
 		return nil
 	}
-	main, err := client.NewClientWithResponses(u.String(), client.WithHTTPClient(hc), client.WithRequestEditorFn(authorize))
+	mainAPI, err := client.NewClientWithResponses(u.String(), client.WithHTTPClient(hc), client.WithRequestEditorFn(authorize))
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func newAPIClient(api, token string) (*apiClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &apiClient{base: u, token: token, api: main, advice: advice,
+	return &apiClient{base: u, token: token, api: mainAPI, advice: advice,
 		poll: 100 * time.Millisecond, pollMax: time.Second, retryFor: 2 * time.Minute}, nil
 }
 
