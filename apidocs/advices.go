@@ -42,11 +42,13 @@ type adviceJobOutput struct {
 // adviceSubmitInput takes the raw body: elements are validated by the catalog, which names
 // the element and key of a bad value ([2].input.HOUSING_SURFACE).
 type adviceSubmitInput struct {
-	body []byte
-	err  error
+	body        []byte
+	err         error
+	contentType string
 }
 
 func (in *adviceSubmitInput) Resolve(ctx huma.Context) []error {
+	in.contentType = ctx.Header("Content-Type")
 	in.body, in.err = io.ReadAll(io.LimitReader(ctx.BodyReader(), maxAdviceBody+1))
 	return nil
 }
@@ -64,6 +66,9 @@ type adviceHandler struct {
 func (h *adviceHandler) submit(ctx context.Context, in *adviceSubmitInput) (*adviceJobOutput, error) {
 	if in.err != nil {
 		return nil, BadParam("request body: cannot be read: %v", in.err)
+	}
+	if in.contentType != "" && !isJSON(in.contentType) { // Huma does not check a body read raw
+		return nil, notJSON(in.contentType)
 	}
 	if len(in.body) > maxAdviceBody {
 		return nil, BadParam("request body: larger than %d bytes", maxAdviceBody)

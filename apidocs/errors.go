@@ -113,7 +113,7 @@ func buildError(hctx huma.Context, status int, msg string, errs ...error) *APIEr
 		if hctx != nil {
 			ct = hctx.Header("Content-Type")
 		}
-		return BadParam("request body: Content-Type %q is not supported; send the body as application/json", ct)
+		return notJSON(ct)
 	case status == http.StatusRequestEntityTooLarge:
 		return Fail(status, CodeInvalidParameter, "the request body is too large")
 	case status == http.StatusNotFound:
@@ -242,4 +242,10 @@ func writeError(w http.ResponseWriter, e *APIError) {
 	// request path can carry both), which is not JSON.
 	b, _ := json.Marshal(e)
 	_, _ = w.Write(b)
+}
+
+// notJSON refuses a body sent as another type than JSON: the checks of JSON bodies (strictjson.go)
+// would not have seen it.
+func notJSON(contentType string) *APIError {
+	return BadParam("request body: Content-Type %q is not supported; send the body as application/json", contentType)
 }

@@ -21,10 +21,10 @@ const strictJSONLimit = 32 << 20
 // before the operation runs, to a JSON body that names one member twice in an object
 // (decoders disagree on which value wins: the last one would win silently) or holds a NUL
 // character in a string (ClickHouse strings keep it, and most tools cut the text there).
-// The message names the field.
+// The message names the field. A body without Content-Type is checked too: Huma reads it as JSON.
 func rejectAmbiguousJSON(ctx huma.Context, next func(huma.Context)) {
 	r, w := humachi.Unwrap(ctx)
-	if r.Body == nil || r.Body == http.NoBody || !isJSON(r.Header.Get("Content-Type")) {
+	if ct := r.Header.Get("Content-Type"); r.Body == nil || r.Body == http.NoBody || (ct != "" && !isJSON(ct)) {
 		next(ctx)
 		return
 	}

@@ -1,7 +1,9 @@
 package apidocs
 
 import (
+	"context"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +57,47 @@ func TestAmbiguousJSONAfterRoutingAndAuth(t *testing.T) {
 	h.wantError(st, b, hdr, http.StatusUnauthorized, "INVALID_AUTHORIZATION_HEADER_VALUE")
 	st, b, hdr = h.do("PUT", "/v9/nowhere", h.admin, dup)
 	h.wantError(st, b, hdr, http.StatusNotFound, CodeNotFound)
+}
+
+// The recommendation API reads its job body raw, yet the same check refuses an ambiguous one,
+// sent as JSON or with no Content-Type (which Huma reads as JSON), and a body of another type is
+// refused for that; no job is stored.
+func TestAmbiguousAdviceBodiesAreRefused(t *testing.T) {
+	_, adv := newAdviceHarness(t)
+	token := adv.token("acme", "advices")
+	post := func(contentType, body string) (int, []byte, http.Header) {
+		req, err := http.NewRequest(http.MethodPost, adv.srv.URL+"/v1/jobs/advices", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, readAll(t, resp), resp.Header
+	}
+	for _, c := range []struct {
+		body, field, problem string
+	}{
+		{`[{"input": {"HOUSING_TYPE": "HOUSE", "HOUSING_TYPE": "APARTMENT"}}]`, "[0].input.HOUSING_TYPE", "given twice in one object"},
+		{`[{"input": {"HOUSING_TYPE": "HOUSE"}, "input": {"HOUSING_TYPE": "HOUSE"}}]`, "[0].input", "given twice in one object"},
+		{`[{"input": {"HOUSING_SURFACE": 80}}, {"input": {"HOUSING_OCCUPANTS": 1, "X": {"a": 1, "a": 2}}}]`, "[1].input.X.a", "given twice in one object"},
+		{`[{"input": {"HOUSING_TYPE": "HOUSE", "SITE_ID": "a\u0000b"}}]`, "[0].input.SITE_ID", `contains a NUL character (\u0000)`},
+	} {
+		for _, contentType := range []string{"application/json", ""} {
+			st, b, hdr := post(contentType, c.body)
+			adv.wantError(st, b, hdr, http.StatusBadRequest, CodeInvalidParameter, "body field "+c.field+": "+c.problem)
+		}
+	}
+	st, b, hdr := post("text/plain", `[{"input": {"HOUSING_TYPE": "HOUSE"}}]`)
+	adv.wantError(st, b, hdr, http.StatusBadRequest, CodeInvalidParameter, `Content-Type "text/plain" is not supported`)
+	var n uint64
+	if err := adv.db.Conn.QueryRow(context.Background(), "SELECT count() FROM advice_jobs").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d jobs stored after refused bodies (%v), want 0", n, err)
+	}
 }
