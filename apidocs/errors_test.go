@@ -14,6 +14,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 // Each error class (apidocs/README.md, "Errors") answers its status, its errorCode and a description
@@ -215,7 +216,7 @@ func TestStorageDownIs503WithRetryAfter(t *testing.T) {
 	_ = h
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := schema.StartLocal(ctx, t.TempDir())
+	srv, err := server.StartLocal(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

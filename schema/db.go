@@ -1,3 +1,6 @@
+// Package schema is the store every layer builds on: the connection to ClickHouse with its
+// deadlines, the numbered migrations and their migrator, row helpers and the reads of a site
+// from its own shard on a cluster. The ClickHouse servers themselves are run by schema/server.
 package schema
 
 import (

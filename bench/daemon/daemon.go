@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/server"
 )
 
 // Process is one run of the energyd binary.
@@ -171,7 +172,7 @@ func (e *Process) Pid() int { return e.cmd.Process.Pid }
 // Store opens the embedded ClickHouse that energyd runs now, database energy (its port
 // changes at each start).
 func (d *Daemon) Store(ctx context.Context) (*schema.DB, error) {
-	dsn, err := schema.RecordedDSN(filepath.Join(d.DataDir, "clickhouse"))
+	dsn, err := server.RecordedDSN(filepath.Join(d.DataDir, "clickhouse"))
 	if err == nil {
 		dsn, err = schema.WithDatabase(dsn, "energy")
 	}

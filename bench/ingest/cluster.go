@@ -16,6 +16,7 @@ import (
 	"energy/bench"
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 // clusterOptions size the cluster run (make bench-cluster).
@@ -69,7 +70,7 @@ func runCluster(ctx context.Context, o options) error {
 	defer cleanup()
 
 	log.Printf("single node: starting ClickHouse")
-	srv, err := schema.StartLocal(ctx, filepath.Join(tmp, "single"))
+	srv, err := server.StartLocal(ctx, filepath.Join(tmp, "single"))
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func runCluster(ctx context.Context, o options) error {
 	}
 
 	log.Printf("cluster: starting ZooKeeper and 2 shards × 2 replicas (ports %d-%d, ZooKeeper %d)", o.cluster.basePort+1, o.cluster.basePort+14, o.cluster.zkPort)
-	c, err := schema.StartLocalCluster(ctx, filepath.Join(tmp, "cluster"), schema.ClusterPorts{Base: o.cluster.basePort, ZooKeeper: o.cluster.zkPort})
+	c, err := server.StartLocalCluster(ctx, filepath.Join(tmp, "cluster"), server.ClusterPorts{Base: o.cluster.basePort, ZooKeeper: o.cluster.zkPort})
 	if err != nil {
 		return err
 	}

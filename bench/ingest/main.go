@@ -36,6 +36,7 @@ import (
 	"energy/bench/daemon"
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 // Targets: the largest allowed archive from POST to DONE within 2 s, at a row rate at least
@@ -278,7 +279,7 @@ func prepare(ctx context.Context, o *options, name string) (tmp string, archives
 // stops what it started.
 func startStore(ctx context.Context, o options, tmp string) (dsn string, db *schema.DB, stop func(), err error) {
 	log.Printf("starting ClickHouse")
-	dsn, ch, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
+	dsn, ch, err := server.DSNOrLocal(ctx, o.dsn, filepath.Join(tmp, "clickhouse"), "energy")
 	if err != nil {
 		return "", nil, nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"energy/schema"
+	"energy/schema/server"
 )
 
 // clusterRun launches the local cluster under --dir, writes the node DSNs to DIR/dsn (one a
@@ -26,7 +26,7 @@ func clusterRun(ctx context.Context, args []string, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	c, err := schema.StartLocalCluster(ctx, *dir, schema.ClusterPorts{ZooKeeper: *zk, Base: *base})
+	c, err := server.StartLocalCluster(ctx, *dir, server.ClusterPorts{ZooKeeper: *zk, Base: *base})
 	if err != nil {
 		return err
 	}

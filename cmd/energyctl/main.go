@@ -19,6 +19,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 // command is one energyctl subcommand: args excludes the command words.
@@ -123,7 +124,7 @@ func (s *storeFlags) register(fs *flag.FlagSet) {
 func (s *storeFlags) open(ctx context.Context) (*schema.DB, error) {
 	dsn := s.dsn
 	if dsn == "" {
-		rec, err := schema.RecordedDSN(filepath.Join(s.dataDir, "clickhouse"))
+		rec, err := server.RecordedDSN(filepath.Join(s.dataDir, "clickhouse"))
 		if err != nil {
 			return nil, fmt.Errorf("no --clickhouse-dsn given and %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 // oddPassword holds every character that breaks a password pasted into a URL.
@@ -22,7 +23,7 @@ const oddPassword = `p@ss/w:rd%#?`
 // startPasswordServer launches a ClickHouse whose only user is energy, with oddPassword.
 func startPasswordServer(t *testing.T) string {
 	t.Helper()
-	bin, prefix, err := schema.FindServerBinary()
+	bin, prefix, err := server.FindServerBinary()
 	if err != nil {
 		t.Fatalf("this test launches its own ClickHouse: %v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"energy/schema"
+	"energy/schema/server"
 )
 
 // --clickhouse-port puts the embedded ClickHouse on that port: energyd gets ready on it and
@@ -14,7 +14,7 @@ import (
 func TestEmbeddedClickHouseOnTheChosenPort(t *testing.T) {
 	_, port, _ := net.SplitHostPort(freeAddr(t))
 	e := startEmbedded(t, "--clickhouse-port", port)
-	dsn, err := schema.RecordedDSN(filepath.Join(e.dir, "clickhouse"))
+	dsn, err := server.RecordedDSN(filepath.Join(e.dir, "clickhouse"))
 	if err != nil || !strings.Contains(dsn, "127.0.0.1:"+port+"/") {
 		t.Fatalf("recorded DSN %q (%v), want port %s", dsn, err, port)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"energy/apidocs"
 	"energy/schema"
+	"energy/schema/server"
 )
 
 func main() {
@@ -86,7 +87,7 @@ func run() error {
 	live := func(context.Context) error { return nil }
 	if dsn == "" {
 		waiting("the embedded data store is starting")
-		srv, err := schema.StartLocalAt(ctx, filepath.Join(cfg.DataDir, "clickhouse"), cfg.ClickHousePort)
+		srv, err := server.StartLocalAt(ctx, filepath.Join(cfg.DataDir, "clickhouse"), cfg.ClickHousePort)
 		if err != nil {
 			return fmt.Errorf("embedded ClickHouse: %w", err)
 		}
@@ -94,7 +95,7 @@ func run() error {
 			log.Warn("a ClickHouse left running on the data dir by a previous energyd was killed", "pid", srv.Reclaimed)
 		}
 		// Restarted when it exits or freezes; /healthz fails once it cannot be restarted.
-		sup := schema.Supervise(srv, schema.Supervision{}, log)
+		sup := server.Supervise(srv, server.Supervision{}, log)
 		defer sup.Stop()
 		live = func(context.Context) error { return sup.Health() }
 		dsn = srv.DSN("energy")

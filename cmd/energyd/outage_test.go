@@ -19,6 +19,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 // embedded is an energyd running its own ClickHouse under a temporary data dir, with a token.
@@ -34,7 +35,7 @@ func startEmbedded(t *testing.T, args ...string) *embedded {
 	t.Helper()
 	dir := t.TempDir()
 	d := startEnergydWith(t, buildEnergyd(t), append([]string{"--data-dir", dir}, args...)...)
-	dsn, err := schema.RecordedDSN(filepath.Join(dir, "clickhouse"))
+	dsn, err := server.RecordedDSN(filepath.Join(dir, "clickhouse"))
 	if err != nil {
 		t.Fatal(err)
 	}

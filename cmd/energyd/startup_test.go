@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"energy/schema"
+	"energy/schema/server"
 )
 
 // get returns the status and body of a GET, or 0 when nothing answers.
@@ -30,7 +30,7 @@ func get(url string) (int, string) {
 // 503 with the reason within a second; a ClickHouse then started on that port makes it ready
 // without a restart.
 func TestStartsWithoutTheStore(t *testing.T) {
-	if _, _, err := schema.FindServerBinary(); err != nil {
+	if _, _, err := server.FindServerBinary(); err != nil {
 		t.Fatalf("this test launches its own ClickHouse: %v", err)
 	}
 	bin := buildEnergyd(t)
@@ -60,7 +60,7 @@ func TestStartsWithoutTheStore(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv, err := schema.StartLocalAt(ctx, t.TempDir(), port)
+	srv, err := server.StartLocalAt(ctx, t.TempDir(), port)
 	if err != nil {
 		t.Fatal(err)
 	}

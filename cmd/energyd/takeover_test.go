@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/server"
 )
 
 // Size of the archive of killMidJob: 5 files of 10,000 smart indexes with two dials each,
@@ -24,7 +25,7 @@ const (
 // killMidJob: replica A is killed (SIGKILL) while it processes a large archive; once A's
 // lease expires B takes the job over and finishes it: DONE once, with every operation OK and
 // exactly one row per dial and reading stored.
-func killMidJob(t *testing.T, c *schema.LocalCluster, database string, ra, rb replicaClient) {
+func killMidJob(t *testing.T, c *server.LocalCluster, database string, ra, rb replicaClient) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -1,3 +1,6 @@
+// Package comparison compares a site's electricity of one year with the year before over the
+// same months, on the consumption engine, and names the weather's part in the difference from
+// the stations' heating degree days; its answers are cached by the site's data version.
 package comparison
 
 import (

@@ -1,3 +1,5 @@
+// Package weather validates, stores and reads weather stations' observations, and sums them
+// into heating degree days (cached daily means) for the comparison and the heating model.
 package weather
 
 import (

@@ -3,7 +3,7 @@
 // throwaway, migrated database per test, dropped in t.Cleanup.
 //
 // With ENERGY_TEST_CLUSTER=1 the store is a cluster instead: a launched local cluster (ZooKeeper
-// and 2 shards × 2 replicas, see schema.StartLocalCluster), or the cluster named by
+// and 2 shards × 2 replicas, see server.StartLocalCluster), or the cluster named by
 // CLICKHOUSE_CLUSTER on CLICKHOUSE_DSN. Databases are then created, migrated and dropped
 // ON CLUSTER, and tests use node 1.
 //
@@ -26,14 +26,15 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"energy/schema"
+	"energy/schema/server"
 )
 
 var (
 	once     sync.Once
 	baseDSN  string
 	startErr error
-	local    *schema.LocalServer
-	cluster  *schema.LocalCluster
+	local    *server.LocalServer
+	cluster  *server.LocalCluster
 	clusterN string // cluster name; empty on a single server
 	localDir string
 	stopper  func()
@@ -42,8 +43,8 @@ var (
 // clusterMode reports whether the tests' store is a cluster (ENERGY_TEST_CLUSTER=1).
 func clusterMode() bool { return os.Getenv("ENERGY_TEST_CLUSTER") == "1" }
 
-// server returns the DSN of the shared server (database part ignored).
-func server() (string, error) {
+// sharedServer returns the DSN of the shared server (database part ignored).
+func sharedServer() (string, error) {
 	once.Do(func() {
 		if dsn := os.Getenv("CLICKHOUSE_DSN"); dsn != "" {
 			baseDSN = dsn
@@ -62,7 +63,7 @@ func server() (string, error) {
 				startErr = err
 				return
 			}
-			c, err := schema.StartLocalCluster(ctx, dir, schema.ClusterPorts{})
+			c, err := server.StartLocalCluster(ctx, dir, server.ClusterPorts{})
 			if err != nil {
 				os.RemoveAll(dir)
 				startErr = fmt.Errorf("ENERGY_TEST_CLUSTER=1: %w", err)
@@ -71,13 +72,13 @@ func server() (string, error) {
 			cluster, clusterN, localDir, baseDSN = c, c.Name, dir, c.DSN(0, "default")
 			return
 		}
-		if _, _, err := schema.FindServerBinary(); err == nil {
+		if _, _, err := server.FindServerBinary(); err == nil {
 			dir, err := os.MkdirTemp("", "chtest-")
 			if err != nil {
 				startErr = err
 				return
 			}
-			s, err := schema.StartLocal(ctx, dir)
+			s, err := server.StartLocal(ctx, dir)
 			if err != nil {
 				os.RemoveAll(dir)
 				startErr = err
@@ -144,7 +145,7 @@ func Main(m *testing.M) int {
 // need fails (CI) or skips (elsewhere) the test when no ClickHouse can be had.
 func need(t testing.TB) string {
 	t.Helper()
-	dsn, err := server()
+	dsn, err := sharedServer()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("ClickHouse is required under CI=true and none could be had: %v", err)
@@ -196,7 +197,7 @@ func ClusterName(t testing.TB) string {
 
 // Cluster returns the launched local cluster under ENERGY_TEST_CLUSTER=1 (nil otherwise, and
 // with an external cluster), for tests that run energyd replicas on different nodes or stop one.
-func Cluster(t testing.TB) *schema.LocalCluster {
+func Cluster(t testing.TB) *server.LocalCluster {
 	t.Helper()
 	need(t)
 	return cluster
@@ -205,7 +206,7 @@ func Cluster(t testing.TB) *schema.LocalCluster {
 // NeedCluster returns the launched local cluster, for tests of cluster behaviour. They run under
 // ENERGY_TEST_CLUSTER=1 (make test-cluster), where a missing cluster fails them, and are
 // skipped in a single-server run, whose store has no second node.
-func NeedCluster(t testing.TB) *schema.LocalCluster {
+func NeedCluster(t testing.TB) *server.LocalCluster {
 	t.Helper()
 	if !clusterMode() {
 		t.Skip("cluster test: runs under ENERGY_TEST_CLUSTER=1 (make test-cluster)")
@@ -219,7 +220,7 @@ func NeedCluster(t testing.TB) *schema.LocalCluster {
 
 // Server returns the launched local server when the tests use one (nil with CLICKHOUSE_DSN or
 // a container), for tests that stop and restart ClickHouse.
-func Server(t testing.TB) *schema.LocalServer {
+func Server(t testing.TB) *server.LocalServer {
 	t.Helper()
 	need(t)
 	return local

@@ -15,7 +15,7 @@ func TestCompareAnswersReportsDifferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := server(); err != nil {
+	if _, err := sharedServer(); err != nil {
 		t.Fatal(err)
 	}
 	queries := []string{"SELECT number * 2 AS n FROM system.numbers LIMIT 3", "SELECT version() AS v", "SELECT toDateTime(0, 'UTC') AS z", "SELECT toStartOfInterval(toDateTime(0, 'UTC'), INTERVAL 1 HOUR) AS s"}

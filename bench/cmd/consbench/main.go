@@ -38,6 +38,7 @@ import (
 	"energy/query/weather"
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 	"energy/schema/tables"
 )
 
@@ -132,7 +133,7 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 			stopAll() // not closeAll: an error return has set it to nil
 		}
 	}()
-	dsn, srv, err := schema.DSNOrLocal(ctx, o.dsn, filepath.Join(o.dir, "clickhouse"), "bench")
+	dsn, srv, err := server.DSNOrLocal(ctx, o.dsn, filepath.Join(o.dir, "clickhouse"), "bench")
 	if err != nil {
 		return nil, nil, fmt.Errorf("ClickHouse: %w", err)
 	}

@@ -1,4 +1,4 @@
-package schema_test
+package server_test
 
 import (
 	"bytes"
@@ -13,24 +13,25 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/server"
 )
 
 // A killed embedded server is started again on the same port with its data, and energyctl's
 // endpoint file still leads to it; when it cannot be started, Health says so after the
 // configured number of attempts, and clears once a restart succeeds.
 func TestSupervisorRestartsAKilledServer(t *testing.T) {
-	if _, _, err := schema.FindServerBinary(); err != nil {
+	if _, _, err := server.FindServerBinary(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	srv, err := schema.StartLocal(ctx, dir)
+	srv, err := server.StartLocal(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var logs syncBuffer
-	sup := schema.Supervise(srv, schema.Supervision{CheckEvery: 100 * time.Millisecond, MinBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, FailedAfter: 2},
+	sup := server.Supervise(srv, server.Supervision{CheckEvery: 100 * time.Millisecond, MinBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, FailedAfter: 2},
 		slog.New(slog.NewJSONHandler(&logs, nil)))
 	defer sup.Stop()
 
@@ -67,7 +68,7 @@ func TestSupervisorRestartsAKilledServer(t *testing.T) {
 	if n != 3 {
 		t.Fatalf("%d rows after the restart, want 3", n)
 	}
-	if dsn, err := schema.RecordedDSN(dir); err != nil || dsn != srv.DSN("default") {
+	if dsn, err := server.RecordedDSN(dir); err != nil || dsn != srv.DSN("default") {
 		t.Fatalf("endpoint file after the restart: %q %v, want %q", dsn, err, srv.DSN("default"))
 	}
 	if !strings.Contains(logs.String(), `"msg":"embedded ClickHouse restarted"`) {
@@ -104,11 +105,11 @@ func TestSupervisorRestartsAKilledServer(t *testing.T) {
 func TestSupervisorRestartsAFrozenServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := schema.StartLocal(ctx, t.TempDir())
+	srv, err := server.StartLocal(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sup := schema.Supervise(srv, schema.Supervision{CheckEvery: 100 * time.Millisecond, StallLimit: time.Second}, slog.New(slog.DiscardHandler))
+	sup := server.Supervise(srv, server.Supervision{CheckEvery: 100 * time.Millisecond, StallLimit: time.Second}, slog.New(slog.DiscardHandler))
 	defer sup.Stop()
 	_ = syscall.Kill(srv.Pid(), syscall.SIGSTOP)
 	start := time.Now()

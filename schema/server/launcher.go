@@ -1,11 +1,13 @@
-package schema
+// Package server runs ClickHouse servers as child processes: the embedded one energyd launches
+// when no DSN is given, with its supervisor that restarts it, and the local cluster (with its
+// ZooKeeper) of make cluster and the cluster tests.
+package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,16 +203,6 @@ func DSNOrLocal(ctx context.Context, dsn, dir, database string) (string, *LocalS
 		return "", nil, err
 	}
 	return srv.DSN(database), srv, nil
-}
-
-// WithDatabase is dsn with its database replaced by database.
-func WithDatabase(dsn, database string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", fmt.Errorf("DSN %q: %w", dsn, err)
-	}
-	u.Path = "/" + database
-	return u.String(), nil
 }
 
 // RecordedDSN reads the DSN that a running launcher wrote under dir (energyd's embedded server).

@@ -1,4 +1,4 @@
-package schema_test
+package server_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/server"
 )
 
 // The launched server deletes the parts merged away within a couple of minutes, not 8: the part
@@ -15,7 +16,7 @@ import (
 func TestMergedAwayPartsLeaveTheDiskWithinSeconds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	srv, err := schema.StartLocal(ctx, t.TempDir())
+	srv, err := server.StartLocal(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package schema_test
+package server_test
 
 import (
 	"context"
@@ -14,20 +14,21 @@ import (
 	"time"
 
 	"energy/schema"
+	"energy/schema/server"
 )
 
 // A ClickHouse left running on the data dir by a launcher that died (what an energyd killed
 // with SIGKILL leaves behind) is killed at once by the next start instead of being waited for;
 // the data it held is there. A server whose launcher still runs is never touched.
 func TestStartReclaimsAServerLeftByADeadLauncher(t *testing.T) {
-	bin, prefix, err := schema.FindServerBinary()
+	bin, prefix, err := server.FindServerBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	srv, err := schema.StartLocal(ctx, dir)
+	srv, err := server.StartLocal(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestStartReclaimsAServerLeftByADeadLauncher(t *testing.T) {
 	}
 
 	began := time.Now()
-	srv2, err := schema.StartLocal(ctx, dir)
+	srv2, err := server.StartLocal(ctx, dir)
 	if err != nil {
 		t.Fatalf("start beside an orphan server: %v", err)
 	}
@@ -107,7 +108,7 @@ func TestStartReclaimsAServerLeftByADeadLauncher(t *testing.T) {
 	t.Logf("started in %s beside an orphan server, which was killed", took.Round(time.Millisecond))
 
 	// srv2's launcher (this process) runs: a second start on the directory leaves it alone.
-	if _, err := schema.StartLocal(ctx, dir); err == nil {
+	if _, err := server.StartLocal(ctx, dir); err == nil {
 		t.Fatal("a second server started on a directory in use")
 	}
 	if err := db.Ping(ctx); err != nil {

@@ -1,4 +1,4 @@
-package schema_test
+package server_test
 
 import (
 	"context"

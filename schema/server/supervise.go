@@ -1,4 +1,4 @@
-package schema
+package server
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"energy/schema"
 	"energy/schema/metric"
 )
 
@@ -32,11 +33,11 @@ type Supervision struct {
 }
 
 func (c Supervision) orDefaults() Supervision {
-	c.CheckEvery = OrDefault(c.CheckEvery, time.Second)
-	c.StallLimit = OrDefault(c.StallLimit, 30*time.Second)
-	c.MinBackoff = OrDefault(c.MinBackoff, 250*time.Millisecond)
-	c.MaxBackoff = OrDefault(c.MaxBackoff, 30*time.Second)
-	c.FailedAfter = OrDefault(c.FailedAfter, 5)
+	c.CheckEvery = schema.OrDefault(c.CheckEvery, time.Second)
+	c.StallLimit = schema.OrDefault(c.StallLimit, 30*time.Second)
+	c.MinBackoff = schema.OrDefault(c.MinBackoff, 250*time.Millisecond)
+	c.MaxBackoff = schema.OrDefault(c.MaxBackoff, 30*time.Second)
+	c.FailedAfter = schema.OrDefault(c.FailedAfter, 5)
 	return c
 }
 
