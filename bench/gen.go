@@ -14,6 +14,7 @@ import (
 	"energy/schema"
 	"energy/schema/registry"
 	"energy/schema/tables"
+	"energy/synth"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"golang.org/x/sync/errgroup"
@@ -22,15 +23,10 @@ import (
 // Data set of the consumption benchmark: one tenant, one HPHC tariff and Sites sites, each with
 // one year of 30-minute load-curve points and the daily smart indexes of its two dials.
 const (
-	Tenant    = "bench"
-	TariffID  = "BENCH-HPHC"
-	Timezone  = "Europe/Paris"
-	jobID     = "bench-generator"
-	dialHC    = "1" // HC: 22:00-06:00 local
-	dialHP    = "2"
-	hcFrom    = 22
-	hcTo      = 6
-	pointStep = 30 * time.Minute
+	Tenant   = "bench"
+	TariffID = "BENCH-HPHC"
+	Timezone = synth.Timezone
+	jobID    = "bench-generator"
 	// SitesPerBatch keeps one insert around 0.9 M load-curve rows.
 	SitesPerBatch = 50
 )
@@ -50,7 +46,7 @@ type Spec struct {
 func (s Spec) PointsPerSite() int {
 	loc, _ := time.LoadLocation(Timezone)
 	from := time.Date(s.Year, 1, 1, 0, 0, 0, 0, loc)
-	return int(time.Date(s.Year+1, 1, 1, 0, 0, 0, 0, loc).Sub(from) / pointStep)
+	return int(time.Date(s.Year+1, 1, 1, 0, 0, 0, 0, loc).Sub(from) / synth.Step)
 }
 
 // IndexesPerSite is the number of index rows of one site: a reading per dial at every local
@@ -78,9 +74,9 @@ func Tariff(year int) registry.Tariff {
 	carbon := 0.052
 	return registry.Tariff{
 		TenantID: Tenant, TariffID: TariffID, Option: registry.OptionHPHC,
-		DialHeadings:   map[string]string{dialHC: "HC", dialHP: "HP"},
+		DialHeadings:   map[string]string{synth.DialHC: "HC", synth.DialHP: "HP"},
 		HeadingGroups:  map[string]string{"HC": "HC", "HP": "HP"},
-		TimeOfUse:      []registry.TimeOfUse{{From: "22:00", To: "06:00", Heading: "HC"}},
+		TimeOfUse:      []registry.TimeOfUse{{From: fmt.Sprintf("%02d:00", synth.HCFrom), To: fmt.Sprintf("%02d:00", synth.HCTo), Heading: "HC"}},
 		DefaultHeading: "HP",
 		Prices: []registry.PricePeriod{
 			{ValidFrom: fmt.Sprintf("%d-01-01", year-1), ByHeading: map[string]float64{"HC": 0.2068, "HP": 0.2700}},
@@ -207,36 +203,31 @@ func generateInto(first, last, year int, loc *time.Location, curve *CurveColumns
 	}
 }
 
-// generateSite appends site i's year: 30-minute average powers (even watts, so that a point's
-// energy, W × 0.5 h, is a whole number of Wh) and, at each local midnight, the cumulative index
-// of each dial, equal to the start index plus the curve's energy so far in that dial's hours.
-// It walks the year day by day: a point's shape depends only on its local half-hour of the day
-// (daySlots), the season only on the day, so the calendar and the transcendental functions are
-// worked out once per day or once per half-hour, not per point (TestGeneratedRowsNeverChange
-// pins the rows).
+// generateSite appends site i's year (synth.Walk): 30-minute average powers (even watts, so
+// that a point's energy, W × 0.5 h, is a whole number of Wh) and, at each local midnight, the
+// cumulative index of each dial, equal to the start index plus the curve's energy so far in
+// that dial's hours. A point's shape depends only on its local half-hour of the day (daySlots),
+// the season only on the day, so the calendar and the transcendental functions are worked out
+// once per day or once per half-hour, not per point (TestGeneratedRowsNeverChange pins the rows).
 func generateSite(i, year int, loc *time.Location, curve *CurveColumns, idx *IndexColumns) {
 	rng := rand.New(rand.NewPCG(uint64(i), 2024))
 	site, pod := SiteID(i), podID(i)
 	base := 120 + float64(i%17)*15
 	heating := 600 + float64(i%7)*250
 	waterHeater := i%3 == 0
-	index := map[string]int64{dialHC: 5_000_000 + int64(i)*1000, dialHP: 9_000_000 + int64(i)*1500}
+	index := map[string]int64{synth.DialHC: 5_000_000 + int64(i)*1000, synth.DialHP: 9_000_000 + int64(i)*1500}
 
+	var season float64
+	var generation, meterDay time.Time
 	end := time.Date(year+1, 1, 1, 0, 0, 0, 0, loc)
-	for day := time.Date(year, 1, 1, 0, 0, 0, 0, loc); day.Before(end); {
-		next := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
-		idx.add(site, pod, day, index)
-		season := math.Max(0, math.Cos(2*math.Pi*float64(day.YearDay()-15)/365)) // 1 mid-January, 0 from spring to autumn
-		generation := time.Date(day.Year(), day.Month(), day.Day()+1, 6, 0, 0, 0, time.UTC)
-		meterDay := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
-		dstChange := next.Sub(day) != 24*time.Hour
-		k := 0
-		for t := day.UTC(); t.Before(next); t, k = t.Add(pointStep), k+1 {
-			slot := k // the local half-hour: the k-th point of the day, but on a DST day
-			if dstChange {
-				local := t.In(loc)
-				slot = 2*local.Hour() + local.Minute()/30
-			}
+	synth.Walk(time.Date(year, 1, 1, 0, 0, 0, 0, loc), end,
+		func(day, _ time.Time) {
+			idx.add(site, pod, day, index)
+			season = math.Max(0, math.Cos(2*math.Pi*float64(day.YearDay()-15)/365)) // 1 mid-January, 0 from spring to autumn
+			generation = time.Date(day.Year(), day.Month(), day.Day()+1, 6, 0, 0, 0, time.UTC)
+			meterDay = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+		},
+		func(t time.Time, slot int) {
 			s := &daySlots[slot]
 			w := base + heating*season*(0.6+0.4*s.dayCos)
 			w += 900 * s.morning
@@ -247,31 +238,23 @@ func generateSite(i, year int, loc *time.Location, curve *CurveColumns, idx *Ind
 			w += rng.Float64() * 80
 			watts := int64(w/2) * 2
 			curve.add(site, pod, t, watts, generation, meterDay)
-			dial := dialHP
-			if s.hour >= hcFrom || s.hour < hcTo {
-				dial = dialHC
-			}
-			index[dial] += watts / 2 // Wh over 30 minutes
-		}
-		day = next
-	}
+			index[synth.Dial(slot)] += synth.Wh(watts)
+		})
 	idx.add(site, pod, end, index)
 }
 
 // daySlot is what a point's power depends on in its local half-hour of the day.
 type daySlot struct {
-	hour             int
 	h                float64 // local hours since midnight
 	dayCos           float64 // the daily heating cycle, lowest at 17:00
 	morning, evening float64 // the morning and evening peaks, up to 1
 }
 
-// daySlots are the 48 local half-hours of a day.
-var daySlots = func() (slots [48]daySlot) {
+// daySlots are the local half-hours of a day.
+var daySlots = func() (slots [synth.SlotsPerDay]daySlot) {
 	for k := range slots {
-		hour, minute := k/2, k%2*30
-		h := float64(hour) + float64(minute)/60
-		slots[k] = daySlot{hour: hour, h: h, dayCos: math.Cos(2 * math.Pi * (h - 5) / 24),
+		h := float64(k) / 2
+		slots[k] = daySlot{h: h, dayCos: math.Cos(2 * math.Pi * (h - 5) / 24),
 			morning: math.Exp(-math.Pow(h-7.5, 2) / 1.5), evening: math.Exp(-math.Pow(h-19.5, 2) / 3)}
 	}
 	return slots
@@ -303,7 +286,7 @@ func (c *CurveColumns) add(site, pod string, begin time.Time, watts int64, gener
 	c.Site = append(c.Site, site)
 	c.Pod = append(c.Pod, pod)
 	c.Begin = append(c.Begin, begin)
-	c.End = append(c.End, begin.Add(pointStep))
+	c.End = append(c.End, begin.Add(synth.Step))
 	c.Generation = append(c.Generation, generation)
 	c.Value = append(c.Value, watts)
 	c.Reliability = append(c.Reliability, 0)
@@ -336,7 +319,7 @@ func (c *IndexColumns) reset(n int) {
 }
 
 func (c *IndexColumns) add(site, pod string, ts time.Time, index map[string]int64) {
-	for _, dial := range []string{dialHC, dialHP} {
+	for _, dial := range []string{synth.DialHC, synth.DialHP} {
 		c.Tenant = append(c.Tenant, Tenant)
 		c.Site = append(c.Site, site)
 		c.Pod = append(c.Pod, pod)

@@ -16,6 +16,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/synth"
 )
 
 // energyctl demo loads demo data into a running energyd: through its admin API a tariff, a
@@ -175,7 +176,7 @@ func loadDemo(ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, s
 		targetID, sites[0].SiteID, demoTargetKWh(series[0], o.year), o.year, demoContact["email"], demoContact["phone"]))
 
 	if db != nil && !o.noWeather {
-		loc, err := time.LoadLocation(demoTimezone)
+		loc, err := time.LoadLocation(synth.Timezone)
 		if err != nil {
 			return err
 		}
@@ -216,9 +217,9 @@ func loadDemo(ctx context.Context, c *apiClient, db *schema.DB, o demoOptions, s
 func demoTariff(id string, year int) map[string]any {
 	return map[string]any{
 		"option":         "HPHC",
-		"dialHeadings":   map[string]string{demoDialHC: "HC", demoDialHP: "HP"},
+		"dialHeadings":   map[string]string{synth.DialHC: "HC", synth.DialHP: "HP"},
 		"headingGroups":  map[string]string{"HC": "HC", "HP": "HP"},
-		"timeOfUse":      []map[string]string{{"from": fmt.Sprintf("%02d:00", demoHCFromHour), "to": fmt.Sprintf("%02d:00", demoHCToHour), "heading": "HC"}},
+		"timeOfUse":      []map[string]string{{"from": fmt.Sprintf("%02d:00", synth.HCFrom), "to": fmt.Sprintf("%02d:00", synth.HCTo), "heading": "HC"}},
 		"defaultHeading": "HP",
 		"prices": []map[string]any{
 			{"validFrom": fmt.Sprintf("%d-02-01", year-10), "byHeading": map[string]float64{"HC": 0.2068, "HP": 0.2700}},
@@ -276,7 +277,7 @@ func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites [
 	}
 	for i, s := range sites {
 		body := map[string]any{"siteCustomerId": s.SiteCustomerID, "personCustomerId": s.PersonCustomerID,
-			"timezone": demoTimezone, "weatherStationId": o.station, "tariffId": o.tariff, "heatingFluid": s.HeatingFluid}
+			"timezone": synth.Timezone, "weatherStationId": o.station, "tariffId": o.tariff, "heatingFluid": s.HeatingFluid}
 		if i == 0 { // the site of the demo target
 			body["contact"] = demoContact
 		}

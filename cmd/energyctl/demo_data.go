@@ -7,21 +7,15 @@ import (
 	"time"
 
 	"energy/ingest"
+	"energy/synth"
 )
 
 // This file generates, without any I/O, deterministic years of readings for demo sites: a
-// 30-minute load curve with daily and seasonal shape, the daily smart indexes of its two dials
-// (HPHC: dial 1 = HC 22:00-06:00 local, dial 2 = HP), the daily max powers and, for gas-heated
-// sites, gas indexes (monthly, daily for demo-site-2). Load-curve powers are even watts so that a point's energy
-// (W × 0.5 h) is a whole number of Wh: a day's index increase equals its curve energy exactly.
-
-const (
-	demoStep       = 30 * time.Minute
-	demoStepISO    = "PT30M"
-	demoHCFromHour = 22 // HC runs from 22:00 to 06:00 local time
-	demoHCToHour   = 6
-	demoTimezone   = "Europe/Paris"
-)
+// 30-minute load curve with daily and seasonal shape on synth's HPHC calendar (dial 1 = HC
+// 22:00-06:00 local, dial 2 = HP), the daily smart indexes of its two dials, the daily max
+// powers and, for gas-heated sites, gas indexes (monthly, daily for demo-site-2). Load-curve
+// powers are even watts so that a point's energy (W × 0.5 h) is a whole number of Wh: a day's
+// index increase equals its curve energy exactly.
 
 // The gas of demo-site-2, the first gas-heated demo site, follows the heating model exactly so
 // that its budget can be checked by hand: it is read every day at local midnight, and a local
@@ -36,11 +30,10 @@ const (
 
 // Natures used by the demo.
 const (
-	natureSmart            = "MKT_SMART_DISTRIBUTOR"
-	natureSmartInvalid     = "MKT_SMART_DISTRIBUTOR_INVALID"
-	natureCyclic           = "MKT_CYCLIC_DISTRIBUTOR"
-	natureCyclicInvalid    = "MKT_CYCLIC_DISTRIBUTOR_INVALID"
-	demoDialHC, demoDialHP = "1", "2"
+	natureSmart         = "MKT_SMART_DISTRIBUTOR"
+	natureSmartInvalid  = "MKT_SMART_DISTRIBUTOR_INVALID"
+	natureCyclic        = "MKT_CYCLIC_DISTRIBUTOR"
+	natureCyclicInvalid = "MKT_CYCLIC_DISTRIBUTOR_INVALID"
 )
 
 // demoSite is one demo site with the identifiers its archives use.
@@ -125,26 +118,19 @@ type demoDay struct {
 
 // demoPoint is one 30-minute load-curve point; W is even.
 type demoPoint struct {
-	Begin       time.Time
+	Begin       time.Time // local
+	Slot        int       // its local half-hour (synth.Slot)
 	W           int64
 	Reliability int
-}
-
-// isHC tells whether a point starting at local time t is in the HC window (points are aligned
-// on local half-hours, so a point never straddles the window's edges).
-func isHC(t time.Time) bool {
-	h := t.Hour()
-	return h >= demoHCFromHour || h < demoHCToHour
 }
 
 // energyWh is the day's curve energy per dial, in Wh, exact.
 func (d demoDay) energyWh() (hc, hp int64) {
 	for _, p := range d.Points {
-		wh := p.W * int64(demoStep/time.Minute) / 60
-		if isHC(p.Begin) {
-			hc += wh
+		if synth.Dial(p.Slot) == synth.DialHC {
+			hc += synth.Wh(p.W)
 		} else {
-			hp += wh
+			hp += synth.Wh(p.W)
 		}
 	}
 	return hc, hp
@@ -238,9 +224,9 @@ type demoSpan struct {
 
 // generateDemo builds the years of every site.
 func generateDemo(sites []demoSite, span demoSpan, seed uint64) ([]demoSeries, error) {
-	loc, err := time.LoadLocation(demoTimezone)
+	loc, err := time.LoadLocation(synth.Timezone)
 	if err != nil {
-		return nil, fmt.Errorf("time zone %s: %w (install tzdata)", demoTimezone, err)
+		return nil, fmt.Errorf("time zone %s: %w (install tzdata)", synth.Timezone, err)
 	}
 	if span.LastYear < span.FirstYear {
 		return nil, fmt.Errorf("years %d to %d: the first year is after the last", span.FirstYear, span.LastYear)
@@ -269,20 +255,29 @@ func generateDemo(sites []demoSite, span demoSpan, seed uint64) ([]demoSeries, e
 	return out, nil
 }
 
-// siteDays draws the site's 30-minute load curve for every local day from January 1st of year.
+// siteDays draws the site's 30-minute load curve for every local day from January 1st of year
+// (synth.Walk).
 func siteDays(p demoProfile, w demoWeatherModel, year int, loc *time.Location, r *rand.Rand) []demoDay {
-	days := make([]demoDay, len(w.dailyMean))
-	for d := range days {
-		start := time.Date(year, 1, 1+d, 0, 0, 0, 0, loc)
-		end := time.Date(year, 1, 2+d, 0, 0, 0, 0, loc)
-		away := p.away(start)
-		weekend := start.Weekday() == time.Saturday || start.Weekday() == time.Sunday
-		winter := math.Max(0, math.Cos(2*math.Pi*(float64(start.YearDay())-11)/365.25)) // 1 in January, 0 from spring to autumn
-		waterHours := 1.5 + 1.5*winter
-		dayNoise := 1 + 0.1*r.NormFloat64()
-		day := demoDay{Date: start}
-		for t := start; t.Before(end); t = t.Add(demoStep) {
-			h := float64(t.Hour()) + float64(t.Minute())/60 + 0.25 // the point's middle
+	days := make([]demoDay, 0, len(w.dailyMean))
+	var (
+		away, weekend       bool
+		winter, waterHours  float64
+		dayNoise, dailyMean float64
+	)
+	from := time.Date(year, 1, 1, 0, 0, 0, 0, loc)
+	synth.Walk(from, time.Date(year, 1, 1+len(w.dailyMean), 0, 0, 0, 0, loc),
+		func(start, _ time.Time) {
+			dailyMean = w.dailyMean[len(days)]
+			days = append(days, demoDay{Date: start})
+			away = p.away(start)
+			weekend = start.Weekday() == time.Saturday || start.Weekday() == time.Sunday
+			winter = math.Max(0, math.Cos(2*math.Pi*(float64(start.YearDay())-11)/365.25)) // 1 in January, 0 from spring to autumn
+			waterHours = 1.5 + 1.5*winter
+			dayNoise = 1 + 0.1*r.NormFloat64()
+		},
+		func(begin time.Time, slot int) {
+			t := begin.In(loc)
+			h := float64(slot)/2 + 0.25 // the point's middle
 			watts := p.baseW * (1 + 0.05*r.NormFloat64())
 			if p.heatWPerDeg > 0 {
 				setback := 1.0
@@ -295,8 +290,8 @@ func siteDays(p demoProfile, w demoWeatherModel, year int, loc *time.Location, r
 				if away {
 					setback = 0.3 // frost protection
 				}
-				watts += math.Min(9000, p.heatWPerDeg*math.Max(0, demoHeatBaseC-w.temp(t.Add(demoStep/2)))*setback)
-			} else if w.dailyMean[d] < 15 {
+				watts += math.Min(9000, p.heatWPerDeg*math.Max(0, demoHeatBaseC-w.temp(t.Add(synth.Step/2)))*setback)
+			} else if dailyMean < 15 {
 				watts += 60 // gas boiler and circulation pump
 			}
 			if !away {
@@ -311,14 +306,13 @@ func siteDays(p demoProfile, w demoWeatherModel, year int, loc *time.Location, r
 				usage += 350 * winter * bump(h, 19.5, 2.5) // lighting on long evenings
 				watts += p.activity * usage * dayNoise * math.Max(0.4, 1+0.15*r.NormFloat64())
 			}
-			pt := demoPoint{Begin: t, W: 2 * int64(math.Round(math.Max(0, watts)/2))}
+			pt := demoPoint{Begin: t, Slot: slot, W: 2 * int64(math.Round(math.Max(0, watts)/2))}
 			if r.Float64() < 0.002 {
 				pt.Reliability = 1
 			}
+			day := &days[len(days)-1]
 			day.Points = append(day.Points, pt)
-		}
-		days[d] = day
-	}
+		})
 	return days
 }
 
@@ -346,7 +340,7 @@ func smartIndexes(s demoSite, days []demoDay, an demoAnomalies, loc *time.Locati
 	var out []smartElecIndexRecord
 	rec := func(ts time.Time, gen time.Time, nature string, hcv, hpv int64, before *bool) smartElecIndexRecord {
 		return smartElecIndexRecord{PodID: s.ElecPod, TS: tsZ(ts), GenerationTS: tsZ(gen), Nature: nature,
-			IndexBeforeChange: before, Value: map[string]int64{demoDialHC: hcv, demoDialHP: hpv}}
+			IndexBeforeChange: before, Value: map[string]int64{synth.DialHC: hcv, synth.DialHP: hpv}}
 	}
 	for k := 0; k <= len(days); k++ {
 		ts := time.Date(days[0].Date.Year(), 1, 1+k, 0, 0, 0, 0, loc)
@@ -392,12 +386,12 @@ func loadCurves(s demoSite, days []demoDay, loc *time.Location) []loadCurveRecor
 	for k, d := range days {
 		next := time.Date(d.Date.Year(), d.Date.Month(), d.Date.Day()+1, 0, 0, 0, 0, loc)
 		lc := loadCurveRecord{PodID: s.ElecPod, MeterReadingDate: d.Date.Format("2006-01-02"),
-			GenerationTS: tsOffset(next.Add(2*time.Hour + 15*time.Minute)), Step: demoStepISO,
+			GenerationTS: tsOffset(next.Add(2*time.Hour + 15*time.Minute)), Step: synth.StepISO,
 			Values: make([]loadCurvePoint, len(d.Points))}
 		for i, p := range d.Points {
 			v := loadCurvePoint{Value: p.W, Reliability: p.Reliability}
 			if s.profile.usesEndTsCurv {
-				v.EndTS = tsOffset(p.Begin.Add(demoStep))
+				v.EndTS = tsOffset(p.Begin.Add(synth.Step))
 			} else {
 				v.BeginTS = tsOffset(p.Begin)
 			}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"energy/synth"
 )
 
 // The demo's target: its first site gets a yearly objective for the last demo year below what
@@ -52,7 +54,7 @@ func putDemoTarget(ctx context.Context, c *apiClient, o demoOptions, s demoSerie
 			return t.TargetId, nil
 		}
 	}
-	loc, err := time.LoadLocation(demoTimezone)
+	loc, err := time.LoadLocation(synth.Timezone)
 	if err != nil {
 		return "", err
 	}

@@ -21,6 +21,7 @@ import (
 	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
+	"energy/synth"
 )
 
 // TestDemoLoadsThroughTheService runs the demo against the real API and intake on ClickHouse:
@@ -188,7 +189,7 @@ func checkDemoTarget(t *testing.T, ctx context.Context, c *apiClient, db *schema
 		t.Fatalf("targets of %s: %+v %v, want the demo target alone", s.Site.SiteID, ts, err)
 	}
 	tg := ts[0]
-	paris, err := time.LoadLocation(demoTimezone)
+	paris, err := time.LoadLocation(synth.Timezone)
 	if err != nil {
 		t.Fatal(err)
 	}
