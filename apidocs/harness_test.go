@@ -100,6 +100,16 @@ func readAll(t *testing.T, resp *http.Response) []byte {
 // doAuth is do with a raw Authorization header value (empty: none).
 func (h *harness) doAuth(method, path, authorization, body string) (int, []byte, http.Header) {
 	h.t.Helper()
+	contentType := ""
+	if body != "" {
+		contentType = "application/json"
+	}
+	return h.send(method, path, authorization, contentType, body)
+}
+
+// send is doAuth with the body's Content-Type (empty: none).
+func (h *harness) send(method, path, authorization, contentType, body string) (int, []byte, http.Header) {
+	h.t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
@@ -111,8 +121,8 @@ func (h *harness) doAuth(method, path, authorization, body string) (int, []byte,
 	if authorization != "" {
 		req.Header.Set("Authorization", authorization)
 	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -3,7 +3,6 @@ package apidocs
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
 )
 
@@ -66,20 +65,7 @@ func TestAmbiguousAdviceBodiesAreRefused(t *testing.T) {
 	_, adv := newAdviceHarness(t)
 	token := adv.token("acme", "advices")
 	post := func(contentType, body string) (int, []byte, http.Header) {
-		req, err := http.NewRequest(http.MethodPost, adv.srv.URL+"/v1/jobs/advices", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		return resp.StatusCode, readAll(t, resp), resp.Header
+		return adv.send(http.MethodPost, "/v1/jobs/advices", "Bearer "+token, contentType, body)
 	}
 	for _, c := range []struct {
 		body, field, problem string
