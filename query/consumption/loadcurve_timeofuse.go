@@ -132,13 +132,3 @@ func (t *timeOfUse) split(from, to time.Time, fn func(a, b time.Time, heading st
 		cur = end
 	}
 }
-
-// headingOf is the heading of the instant t.
-func (t *timeOfUse) headingOf(instant time.Time) string {
-	for _, seg := range t.day(instant).segments {
-		if !instant.Before(seg.start) && instant.Before(seg.end) {
-			return seg.heading
-		}
-	}
-	return t.fallback
-}
