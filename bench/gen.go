@@ -14,7 +14,7 @@ import (
 	"energy/schema"
 	"energy/schema/registry"
 	"energy/schema/tables"
-	"energy/synth"
+	"energy/bench/synth"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"golang.org/x/sync/errgroup"

@@ -16,7 +16,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/registry"
-	"energy/synth"
+	"energy/bench/synth"
 )
 
 // energyctl demo loads demo data into a running energyd: through its admin API a tariff, a

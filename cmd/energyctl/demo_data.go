@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"energy/ingest"
-	"energy/synth"
+	"energy/bench/synth"
 )
 
 // This file generates, without any I/O, deterministic years of readings for demo sites: a

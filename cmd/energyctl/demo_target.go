@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"energy/synth"
+	"energy/bench/synth"
 )
 
 // The demo's target: its first site gets a yearly objective for the last demo year below what

@@ -21,7 +21,7 @@ import (
 	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
-	"energy/synth"
+	"energy/bench/synth"
 )
 
 // TestDemoLoadsThroughTheService runs the demo against the real API and intake on ClickHouse:
