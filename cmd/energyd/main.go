@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"energy/apidocs"
+	"energy/cmd/internal/buildinfo"
 	"energy/schema"
 	"energy/schema/server"
 )
@@ -39,8 +40,11 @@ func run() error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	slog.SetDefault(log)
 
+	build := buildinfo.Read()
+	log.Info("energyd starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
 	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, log)
 	exposeSchedulerMetrics()
+	store := exposeServiceMetrics(cfg.DataDir, build)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -106,6 +110,7 @@ func run() error {
 		return err
 	}
 	defer db.Close()
+	store.watch(db.Ping)
 	svc, err := wire(ctx, cfg, db, live, log)
 	if err != nil {
 		return err
