@@ -42,7 +42,9 @@ func run() error {
 
 	build := buildinfo.Read()
 	log.Info("energyd starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
-	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, log)
+	container := readContainerLimits(cgroupRoot, selfCgroup)
+	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, container, log)
+	logProcessors(container, log)
 	exposeSchedulerMetrics()
 	store := exposeServiceMetrics(cfg.DataDir, build)
 
