@@ -11,6 +11,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// stampedVersion and stampedRevision are set with -ldflags -X by a build that has no version
+// control information for Go to read (the Dockerfile's, whose context leaves .git out):
+//
+//	-X energy/cmd/internal/buildinfo.stampedRevision=$(git rev-parse HEAD)
+var stampedVersion, stampedRevision string
+
 // Info is what a binary knows of its build.
 type Info struct {
 	// Version is the main module's version: a tag, a pseudo-version Go derived from the
@@ -22,14 +28,24 @@ type Info struct {
 	GoVersion string
 }
 
-// Read returns this binary's build information.
+// Read returns this binary's build information: Go's, else what the build stamped.
 func Read() Info {
 	info := Info{Version: "(devel)", Revision: "unknown", GoVersion: runtime.Version()}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return info
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		info = fromBuildInfo(bi)
 	}
-	return fromBuildInfo(bi)
+	return info.orStamped(stampedVersion, stampedRevision)
+}
+
+// orStamped fills what Go's build information lacks with the stamped values.
+func (i Info) orStamped(version, revision string) Info {
+	if i.Version == "(devel)" && version != "" {
+		i.Version = version
+	}
+	if i.Revision == "unknown" && revision != "" {
+		i.Revision = revision
+	}
+	return i
 }
 
 func fromBuildInfo(bi *debug.BuildInfo) Info {

@@ -21,9 +21,16 @@ func TestFromBuildInfo(t *testing.T) {
 	if line := got.String("energyd"); line != "energyd v0.0.0-20261207101500-0123456789ab (revision 0123456789abcdef+dirty, go1.26.8)" {
 		t.Errorf("version line %q", line)
 	}
-	// Without version control information.
-	if got := fromBuildInfo(&debug.BuildInfo{GoVersion: "go1.26.8"}); got.Version != "(devel)" || got.Revision != "unknown" {
-		t.Errorf("without VCS: %+v", got)
+	// Without version control information, unless the build stamped it.
+	bare := fromBuildInfo(&debug.BuildInfo{GoVersion: "go1.26.8"})
+	if bare.Version != "(devel)" || bare.Revision != "unknown" {
+		t.Errorf("without VCS: %+v", bare)
+	}
+	if s := bare.orStamped("v1.4.0", "fedcba"); s.Version != "v1.4.0" || s.Revision != "fedcba" {
+		t.Errorf("stamped: %+v", s)
+	}
+	if s := got.orStamped("v1.4.0", "fedcba"); s != got {
+		t.Errorf("Go's build information gave way to the stamped values: %+v", s)
 	}
 }
 
