@@ -308,9 +308,9 @@ func TestEnergydRollsWithoutLoss(t *testing.T) {
 	c := field(spec, "containers", 0)
 	preStop, _ := field(c, "lifecycle", "preStop", "sleep", "seconds").(int)
 	grace, _ := spec["terminationGracePeriodSeconds"].(int)
-	// energyd's drain: 30 s at most for requests, then the jobs' share of the same budget.
-	if preStop < 5 || grace < preStop+30 {
-		t.Errorf("preStop sleep %d s, grace period %d s: want a preStop of at least 5 s and a grace period covering it and a 30 s drain", preStop, grace)
+	// energyd's drain: --shutdown-delay (5 s), then 30 s at most for requests and 30 s for jobs.
+	if preStop < 5 || grace < preStop+5+30+30 {
+		t.Errorf("preStop sleep %d s, grace period %d s: want a preStop of at least 5 s and a grace period covering it, the 5 s delay and two 30 s drains", preStop, grace)
 	}
 	if field(c, "readinessProbe", "httpGet", "path") != "/readyz" {
 		t.Errorf("readiness probe %v, want /readyz (503 from SIGTERM on)", field(c, "readinessProbe"))
