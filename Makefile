@@ -38,6 +38,19 @@ lint:
 	$(GO) mod tidy -diff
 	$(GO) tool staticcheck ./...
 
+# The deployment examples, offline: the alerting rules load and pass their promtool unit tests
+# (each alert fires and stays silent where it should), the scrape configuration loads, and
+# every Kubernetes manifest under deploy/k8s (energyd, monitoring, the ClickHouse operator's
+# resources, the example Secrets) validates strictly against the schemas kept in deploy/schemas
+# (kubeconform, pinned in go.mod). Needs promtool (Debian package prometheus).
+KUBECONFORM_SCHEMAS = deploy/schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json
+.PHONY: lint-deploy
+lint-deploy:
+	promtool check rules deploy/prometheus/alerts.yml
+	cd deploy/prometheus && promtool test rules alerts_test.yml
+	promtool check config deploy/prometheus/prometheus.yml
+	$(GO) tool kubeconform -strict -summary -skip Kustomization -schema-location '$(KUBECONFORM_SCHEMAS)' deploy/k8s
+
 # Lints both committed OpenAPI descriptions with Redocly's recommended rules (accepted findings,
 # each with its reason, in .redocly.lint-ignore.yaml); needs npx (Debian package npm).
 REDOCLY ?= @redocly/cli@2.77.0

@@ -2,12 +2,17 @@ package apidocs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 )
+
+// ErrShuttingDown is what a Ready function returns once the process has been told to stop:
+// /readyz then says so, while requests are still served, until the listeners close.
+var ErrShuttingDown = errors.New("shutting down")
 
 type healthOutput struct {
 	Body struct {
@@ -34,7 +39,7 @@ func registerHealth(api huma.API, live, ready func(context.Context) error) {
 	huma.Register(api, huma.Operation{
 		OperationID: "readyz", Method: http.MethodGet, Path: "/readyz", Tags: []string{"Operations"},
 		Summary:     "Readiness: migrations applied and ClickHouse answers",
-		Description: "503 STORAGE_UNAVAILABLE until the schema is migrated and while ClickHouse does not answer.",
+		Description: "503 STORAGE_UNAVAILABLE until the schema is migrated, while ClickHouse does not answer, and from the moment the process is told to stop (SIGTERM), while it still serves requests for a short delay before closing its listeners.",
 		Errors:      []int{http.StatusServiceUnavailable},
 	}, h.readyz)
 }
@@ -54,7 +59,11 @@ func (h *healthHandler) healthz(ctx context.Context, _ *struct{}) (*healthOutput
 func (h *healthHandler) readyz(ctx context.Context, _ *struct{}) (*healthOutput, error) {
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if err := h.ready(pctx); err != nil {
+	if err := h.ready(pctx); errors.Is(err, ErrShuttingDown) {
+		e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready: shutting down; send requests to another instance")
+		e.headers = http.Header{"Retry-After": {retryAfterSeconds}}
+		return nil, e
+	} else if err != nil {
 		// The cause (driver messages with internal addresses) goes to the log, not the client.
 		slog.WarnContext(ctx, "not ready", "requestId", RequestID(ctx), "error", err)
 		e := Fail(http.StatusServiceUnavailable, CodeStorageUnavailable, "not ready: the schema is not migrated yet or the data store does not answer; retry in %s seconds", retryAfterSeconds)

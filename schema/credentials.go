@@ -15,31 +15,33 @@ type Credentials struct {
 }
 
 // CredentialsFromEnv reads ENERGY_CLICKHOUSE_USER and ENERGY_CLICKHOUSE_PASSWORD, or their _FILE
-// variants naming a file that holds the value (a mounted secret; one trailing line break is
-// not part of it). Giving both a variable and its _FILE variant is an error.
+// variants (SecretFromEnv).
 func CredentialsFromEnv(getenv func(string) string) (Credentials, error) {
 	var c Credentials
-	for _, v := range []struct {
-		name, fileName string
-		dst            *string
-	}{
-		{"ENERGY_CLICKHOUSE_USER", "ENERGY_CLICKHOUSE_USER_FILE", &c.User},
-		{"ENERGY_CLICKHOUSE_PASSWORD", "ENERGY_CLICKHOUSE_PASSWORD_FILE", &c.Password},
-	} {
-		value, file := getenv(v.name), getenv(v.fileName)
-		if value != "" && file != "" {
-			return c, fmt.Errorf("%s and %s are both set: give one", v.name, v.fileName)
-		}
-		if file != "" {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				return c, fmt.Errorf("%s: %w", v.fileName, err)
-			}
-			value = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
-		}
-		*v.dst = value
+	var err error
+	if c.User, err = SecretFromEnv(getenv, "ENERGY_CLICKHOUSE_USER"); err != nil {
+		return c, err
 	}
-	return c, nil
+	c.Password, err = SecretFromEnv(getenv, "ENERGY_CLICKHOUSE_PASSWORD")
+	return c, err
+}
+
+// SecretFromEnv reads the variable name, or name_FILE naming a file that holds the value (a
+// mounted secret; one trailing line break is not part of it). Giving both is an error.
+func SecretFromEnv(getenv func(string) string, name string) (string, error) {
+	fileName := name + "_FILE"
+	value, file := getenv(name), getenv(fileName)
+	if value != "" && file != "" {
+		return "", fmt.Errorf("%s and %s are both set: give one", name, fileName)
+	}
+	if file == "" {
+		return value, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", fileName, err)
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r"), nil
 }
 
 // Apply returns dsn with these credentials in place of any it carries (each part only when

@@ -651,7 +651,7 @@ type ClientInterface interface {
 
 	// Readyz Readiness: migrations applied and ClickHouse answers
 	//
-	// 503 STORAGE_UNAVAILABLE until the schema is migrated and while ClickHouse does not answer.
+	// 503 STORAGE_UNAVAILABLE until the schema is migrated, while ClickHouse does not answer, and from the moment the process is told to stop (SIGTERM), while it still serves requests for a short delay before closing its listeners.
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -823,7 +823,7 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // Readyz Readiness: migrations applied and ClickHouse answers
 //
-// 503 STORAGE_UNAVAILABLE until the schema is migrated and while ClickHouse does not answer.
+// 503 STORAGE_UNAVAILABLE until the schema is migrated, while ClickHouse does not answer, and from the moment the process is told to stop (SIGTERM), while it still serves requests for a short delay before closing its listeners.
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1198,7 +1198,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyzWithResponse Readiness: migrations applied and ClickHouse answers
 	//
-	// 503 STORAGE_UNAVAILABLE until the schema is migrated and while ClickHouse does not answer.
+	// 503 STORAGE_UNAVAILABLE until the schema is migrated, while ClickHouse does not answer, and from the moment the process is told to stop (SIGTERM), while it still serves requests for a short delay before closing its listeners.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1704,7 +1704,7 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 
 // ReadyzWithResponse Readiness: migrations applied and ClickHouse answers
 //
-// 503 STORAGE_UNAVAILABLE until the schema is migrated and while ClickHouse does not answer.
+// 503 STORAGE_UNAVAILABLE until the schema is migrated, while ClickHouse does not answer, and from the moment the process is told to stop (SIGTERM), while it still serves requests for a short delay before closing its listeners.
 //
 // Returns a wrapper object for the known response body format(s).
 //

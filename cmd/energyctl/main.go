@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"energy/cmd/internal/buildinfo"
 	"energy/schema"
 	"energy/schema/registry"
 	"energy/schema/server"
@@ -67,6 +68,10 @@ func main() {
 		usage()
 		return
 	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Println(buildinfo.Read().String("energyctl"))
+		return
+	}
 	name, rest := args[0], args[1:]
 	if len(rest) > 0 {
 		if _, ok := commands[name+" "+rest[0]]; ok {
@@ -99,7 +104,7 @@ func usage() {
 	for _, n := range names {
 		fmt.Fprintf(os.Stderr, "  %-22s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(os.Stderr, "\nRun energyctl COMMAND -h for its flags.")
+	fmt.Fprintln(os.Stderr, "\nRun energyctl COMMAND -h for its flags; energyctl --version prints the build.")
 }
 
 // storeFlags are the flags every command that reaches ClickHouse accepts.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"energy/cmd/internal/buildinfo"
 	"energy/schema"
 )
 
@@ -26,6 +27,11 @@ type config struct {
 	AdviceListenSet *string    `name:"advice-listen" placeholder:"ADDR" env:"ENERGY_ADVICE_LISTEN" group:"listen" help:"address of the recommendation API; empty disables it; unset: port 8081 on the host of --listen"`
 	PublicURL       string     `name:"public-url" placeholder:"URL" env:"ENERGY_PUBLIC_URL" group:"listen" help:"base of the links the API returns; default from the request"`
 	LogLevel        slog.Level `name:"log-level" env:"ENERGY_LOG_LEVEL" default:"info" group:"listen" help:"debug, info, warn or error"`
+	// ShutdownDelay: from SIGTERM on, /readyz answers 503 while requests are still served, so
+	// that load balancers stop sending new ones before the listeners close.
+	ShutdownDelay time.Duration    `name:"shutdown-delay" env:"ENERGY_SHUTDOWN_DELAY" default:"5s" min:"0s" max:"1m" group:"listen" help:"after SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close and in-flight requests and jobs drain"`
+	PprofListen   string           `name:"pprof-listen" placeholder:"ADDR" env:"ENERGY_PPROF_LISTEN" group:"listen" help:"loopback address (127.0.0.1:6060) of a listener serving net/http/pprof under /debug/pprof/; empty: none"`
+	Version       kong.VersionFlag `name:"version" group:"listen" help:"print the version and the revision energyd was built from, then exit"`
 
 	// The ClickHouse store and the bounds of every call to it.
 	DataDir          string        `name:"data-dir" placeholder:"DIR" env:"ENERGY_DATA_DIR" default:"./var" group:"store" help:"directory of the embedded ClickHouse and the archive spool"`
@@ -49,7 +55,7 @@ type config struct {
 	AdviceWorkers        int     `name:"advice-workers" env:"ENERGY_ADVICE_WORKERS" default:"2" min:"1" max:"64" group:"answers" help:"recommendation jobs computed at once"`
 	CacheEntries         int     `name:"cache-entries" env:"ENERGY_CACHE_ENTRIES" default:"10000" min:"0" group:"answers" help:"most consumption answers kept in the result cache; 0 disables it"`
 	CacheMB              int     `name:"cache-mb" env:"ENERGY_CACHE_MB" default:"256" min:"1" group:"answers" help:"approximate memory bound of the consumption result cache, MiB"`
-	MemoryHeadroomMB     int     `name:"memory-headroom-mb" env:"ENERGY_MEMORY_HEADROOM_MB" default:"128" min:"16" group:"answers" help:"MiB beyond --cache-mb in the Go soft memory limit (GOMEMLIMIT, when set, wins)"`
+	MemoryHeadroomMB     int     `name:"memory-headroom-mb" env:"ENERGY_MEMORY_HEADROOM_MB" default:"128" min:"16" group:"answers" help:"without a container memory limit, MiB beyond --cache-mb in the Go soft memory limit (under one: 90% of it; GOMEMLIMIT, when set, wins)"`
 	CarbonCoefficient    float64 `name:"carbon-coefficient" env:"ENERGY_CARBON_COEFFICIENT" default:"0.052" min:"0" max:"10" group:"answers" help:"kgCO2e/kWh of sites whose tariff has none; the default is ADEME Base Empreinte's French average mix"`
 	GasCarbonCoefficient float64 `name:"gas-carbon-coefficient" env:"ENERGY_GAS_CARBON_COEFFICIENT" default:"0.227" min:"0" max:"10" group:"answers" help:"kgCO2e/kWh of gas for sites whose gas tariff has none; the default is ADEME Base Empreinte's natural gas"`
 
@@ -73,7 +79,8 @@ var flagGroups = []kong.Group{
 	{Key: "notify", Title: "Target notifications:"},
 }
 
-// errHelp is returned once --help has printed the usage: energyd then exits at once, with 0.
+// errHelp is returned once --help has printed the usage (or --version the version): energyd
+// then exits at once, with 0.
 var errHelp = errors.New("help printed")
 
 func loadConfig(args []string) (config, error) {
@@ -105,6 +112,11 @@ func loadConfig(args []string) (config, error) {
 		}
 	}
 	c.PGPKeyFiles = keys
+	if c.PprofListen != "" {
+		if err := checkLoopback(c.PprofListen); err != nil {
+			return c, fmt.Errorf("--pprof-listen: %w", err)
+		}
+	}
 	if c.ClickHousePort != 0 && c.ClickHouseDSN != "" {
 		return c, fmt.Errorf("--clickhouse-port %d: only for the embedded ClickHouse, and --clickhouse-dsn is set (the DSN carries the port)", c.ClickHousePort)
 	}
@@ -115,7 +127,8 @@ func loadConfig(args []string) (config, error) {
 func newParser(c *config, exit func(int)) (*kong.Kong, error) {
 	return kong.New(c, kong.Name("energyd"),
 		kong.Description("energyd serves the main API and the recommendation API over ClickHouse. Every flag falls back to the environment variable shown."),
-		kong.ExplicitGroups(flagGroups), kong.ValueFormatter(helpWithBounds), kong.Exit(exit))
+		kong.ExplicitGroups(flagGroups), kong.ValueFormatter(helpWithBounds), kong.Exit(exit),
+		kong.Vars{"version": buildinfo.Read().String("energyd")})
 }
 
 // storeTimeouts are the bounds of every ClickHouse call.

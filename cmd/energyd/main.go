@@ -12,10 +12,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"energy/apidocs"
+	"energy/cmd/internal/buildinfo"
 	"energy/schema"
 	"energy/schema/server"
 )
@@ -39,26 +41,40 @@ func run() error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	slog.SetDefault(log)
 
-	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, log)
+	build := buildinfo.Read()
+	log.Info("energyd starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
+	container := readContainerLimits(cgroupRoot, selfCgroup)
+	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, container, log)
+	logProcessors(container, log)
 	exposeSchedulerMetrics()
+	store := exposeServiceMetrics(cfg.DataDir, build)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
 	// Listeners open at once: /healthz answers while the store is awaited, /readyz says why
 	// the service is not ready yet, and an orchestrator sees a live process.
+	// From SIGTERM on, /readyz answers 503 while requests are still served (stopping).
+	var stopping atomic.Bool
 	mainGate := apidocs.NewStartup("the data store is not reachable yet")
 	gates := []*apidocs.Startup{mainGate}
-	servers := []*http.Server{{Addr: cfg.Listen, Handler: mainGate, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}}
+	servers := []*http.Server{{Addr: cfg.Listen, Handler: closingWhen(&stopping, mainGate), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}}
 	if cfg.AdviceListen != "" {
 		adviceGate := apidocs.NewStartup("the data store is not reachable yet")
 		gates = append(gates, adviceGate)
-		servers = append(servers, &http.Server{Addr: cfg.AdviceListen, Handler: adviceGate, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes})
+		servers = append(servers, &http.Server{Addr: cfg.AdviceListen, Handler: closingWhen(&stopping, adviceGate), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes})
 	}
 	waiting := func(reason string) {
 		for _, g := range gates {
 			g.Wait(reason)
 		}
+	}
+	if cfg.PprofListen != "" {
+		profiling, err := startProfiling(cfg.PprofListen, log)
+		if err != nil {
+			return fmt.Errorf("--pprof-listen: %w", err)
+		}
+		defer profiling.Close()
 	}
 	errc := make(chan error, len(servers))
 	for _, s := range servers {
@@ -106,9 +122,17 @@ func run() error {
 		return err
 	}
 	defer db.Close()
+	store.watch(db.Ping)
 	svc, err := wire(ctx, cfg, db, live, log)
 	if err != nil {
 		return err
+	}
+	// From SIGTERM on, /readyz answers 503 while requests are still served.
+	svc.api.Ready = func(ctx context.Context) error {
+		if stopping.Load() {
+			return apidocs.ErrShuttingDown
+		}
+		return db.Ping(ctx)
 	}
 	mainHandler, adviceHandler := svc.handlers()
 	mainGate.Open(mainHandler)
@@ -118,10 +142,21 @@ func run() error {
 	log.Info("ready")
 	select {
 	case <-ctx.Done():
-		log.Info("shutting down: finishing in-flight requests")
 	case err := <-errc:
 		return err
 	}
+	// Readiness fails first and responses ask clients to close their connections, while
+	// requests are still served: load balancers and orchestrators take this instance out of
+	// rotation before its listeners close. Idle connections stay open until then (closing one
+	// under a client about to reuse it would fail that client's request).
+	stopping.Store(true)
+	log.Info("shutting down: /readyz answers 503; serving requests until the listeners close", "delay", cfg.ShutdownDelay.String())
+	select {
+	case <-time.After(cfg.ShutdownDelay):
+	case err := <-errc:
+		return err
+	}
+	log.Info("shutting down: finishing in-flight requests")
 	// The listeners close first, so that no request reaches a job service that is stopping.
 	shutdownServers(servers, log)
 	// Running jobs finish, or are released to the next start when the grace period ends.
@@ -146,6 +181,17 @@ func shutdownServers(servers []*http.Server, log *slog.Logger) {
 	}
 	wg.Wait()
 	log.Info("HTTP servers stopped")
+}
+
+// closingWhen answers with "Connection: close" once stopping is set, so that clients open
+// their next connection elsewhere.
+func closingWhen(stopping *atomic.Bool, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if stopping.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // maxHeaderBytes bounds a request's header block (Go's default is 1 MiB): larger ones are

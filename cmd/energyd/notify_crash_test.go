@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -92,7 +94,13 @@ func TestNotificationsPendingAtAKillAreDeliveredOnceAfterRestart(t *testing.T) {
 	bin := buildEnergyd(t)
 	sink := mailsink.New(t)
 	gwAddr := freeAddr(t)
-	t.Setenv("ENERGY_SMS_GATEWAY_TOKEN", "gw-token")
+	// The gateway's token from a file, as a mounted Kubernetes Secret gives it (its line
+	// break is not part of the token).
+	tokenFile := filepath.Join(t.TempDir(), "sms-token")
+	if err := os.WriteFile(tokenFile, []byte("gw-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ENERGY_SMS_GATEWAY_TOKEN_FILE", tokenFile)
 	args := []string{"--clickhouse-dsn", dsn, "--data-dir", t.TempDir(), "--smtp-url", sink.URL("from=alerts@energy.example"),
 		"--sms-gateway-url", "http://" + gwAddr + "/sms", "--notification-backoff", "1s"}
 	d := startEnergydWith(t, bin, args...)

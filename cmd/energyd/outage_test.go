@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -115,6 +116,17 @@ func (e *embedded) waitStatus(t *testing.T, path string, status int, within time
 	}
 }
 
+// storeUp is the value of energy_store_up on /metrics.
+func (e *embedded) storeUp(t *testing.T) string {
+	t.Helper()
+	_, b := e.do(t, http.MethodGet, "/metrics", "", nil)
+	m := regexp.MustCompile(`(?m)^energy_store_up (\S+)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("/metrics has no energy_store_up")
+	}
+	return string(m[1])
+}
+
 // A frozen ClickHouse (SIGSTOP) gives 503 STORAGE_UNAVAILABLE with Retry-After within the
 // read deadline (2 s here), /readyz turns 503 within a few seconds, and both are 200 again
 // once it runs (SIGCONT).
@@ -151,11 +163,18 @@ func TestStalledStoreAnswers503WithinTheDeadline(t *testing.T) {
 		t.Fatalf("503 after %v, want within the 2-s read deadline (plus scheduling)", took)
 	}
 	e.waitStatus(t, "/readyz", http.StatusServiceUnavailable, 5*time.Second)
+	// The store-up gauge, which EnergyStoreUnreachable alerts on, says the same.
+	if v := e.storeUp(t); v != "0" {
+		t.Errorf("energy_store_up during the stall: %s, want 0", v)
+	}
 
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, "/readyz", http.StatusOK, 10*time.Second)
+	if v := e.storeUp(t); v != "1" {
+		t.Errorf("energy_store_up after the stall: %s, want 1", v)
+	}
 	if resp, b := e.do(t, http.MethodGet, jobs, "", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("after the stall: %d %s", resp.StatusCode, b)
 	}

@@ -72,9 +72,19 @@ func TestMetricsExposition(t *testing.T) {
 		`energy_notifications_sent_total{channel="EMAIL"} 0`,
 		`energy_advice_jobs_total{status="ERROR"} 0`,
 		`energy_http_requests_in_flight{listener="advice"} 0`,
+		`energy_store_up 1`,
 	} {
 		if !strings.Contains(body, "\n"+series+"\n") {
 			t.Errorf("/metrics lacks %s at start", series)
+		}
+	}
+	// The build, and the data directory's file system (what the alerts read).
+	if !regexp.MustCompile(`\nenergy_build_info\{goversion="go1\.[0-9.]+",revision="[^"]+",version="[^"]+"\} 1\n`).MatchString(body) {
+		t.Errorf("/metrics lacks energy_build_info with its labels")
+	}
+	for _, family := range []string{"energy_data_dir_size_bytes", "energy_data_dir_free_bytes"} {
+		if !regexp.MustCompile(`\n` + family + ` [0-9.e+]+\n`).MatchString(body) {
+			t.Errorf("/metrics lacks %s", family)
 		}
 	}
 	// The scheduler's histograms, which tell a request waiting for a processor from one

@@ -27,6 +27,10 @@ type SenderConfig struct {
 	// SMTPURL is smtp://user:pass@host:port?from=addr (smtps:// for TLS from the start); empty:
 	// EMAIL notifications end FAILED.
 	SMTPURL string
+	// SMTPPassword, when set, replaces the password of SMTPURL: it comes from a mounted secret
+	// (energyd's ENERGY_SMTP_PASSWORD_FILE), so that it never sits in a URL. SMTPURL then
+	// names the user.
+	SMTPPassword string
 	// SMTPCAFile names PEM certificates trusted for the SMTP server's TLS besides the
 	// system's (an internal CA, or the server's self-signed certificate); empty: the system's.
 	SMTPCAFile string
@@ -80,7 +84,7 @@ func NewSender(outbox *Outbox, contacts *registry.Store, cfg SenderConfig) (*Sen
 	s := &Sender{outbox: outbox, contacts: contacts, cfg: cfg, log: cfg.Log.With("component", "notifications"), now: time.Now,
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	if cfg.SMTPURL != "" {
-		c, err := newSMTPChannel(cfg.SMTPURL, cfg.SMTPCAFile)
+		c, err := newSMTPChannel(cfg.SMTPURL, cfg.SMTPCAFile, cfg.SMTPPassword)
 		if err != nil {
 			return nil, err
 		}

@@ -29,8 +29,9 @@ type smtpChannel struct {
 }
 
 // newSMTPChannel reads smtp://user:pass@host:port?from=addr (smtps:// for TLS from the start);
-// caFile (may be empty) names PEM certificates trusted for the server besides the system's.
-func newSMTPChannel(raw, caFile string) (*smtpChannel, error) {
+// caFile (may be empty) names PEM certificates trusted for the server besides the system's;
+// password, when set, replaces the URL's (whose user it then needs).
+func newSMTPChannel(raw, caFile, password string) (*smtpChannel, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
 		return nil, fmt.Errorf("SMTP URL %q: want smtp://[user:pass@]host[:port]?from=addr (or smtps://)", redact(raw))
@@ -44,6 +45,12 @@ func newSMTPChannel(raw, caFile string) (*smtpChannel, error) {
 	if u.User != nil {
 		c.user, c.auth = u.User.Username(), true
 		c.pass, _ = u.User.Password()
+	}
+	if password != "" {
+		if !c.auth || c.user == "" {
+			return nil, fmt.Errorf("SMTP URL %q names no user for the password given apart from it", redact(raw))
+		}
+		c.pass = password
 	}
 	c.from = u.Query().Get("from")
 	if c.from == "" {

@@ -101,3 +101,27 @@ func TestEmailToUntrustedServerSendsNoPassword(t *testing.T) {
 		t.Errorf("credentials were sent to an untrusted server: %+v", checks)
 	}
 }
+
+// The password given apart from the URL (a mounted secret) is the one sent, whatever the URL
+// holds: a URL naming only the user authenticates, and so does one whose password is stale.
+func TestEmailWithPasswordApartFromTheURL(t *testing.T) {
+	for name, rawURL := range map[string]func(*mailsink.Sink) string{
+		"user only":      func(s *mailsink.Sink) string { return "smtp://alerts@" + s.Addr() + "?from=alerts@energy.example" },
+		"stale password": func(s *mailsink.Sink) string { return s.URLWithUser("alerts", "old", "from=alerts@energy.example") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			sink, cert := tlsAuthSink(t)
+			f := newOutboxFixture(t, ChannelEmail, &registry.Contact{Email: "anne@example.org"})
+			f.start(t, SenderConfig{SMTPURL: rawURL(sink), SMTPPassword: smtpPassword, SMTPCAFile: cert})
+			sentOverTLSWithAuth(t, f, sink, "PLAIN")
+		})
+	}
+}
+
+// A password without a user to go with it is refused at start, naming the URL without secrets.
+func TestSMTPPasswordNeedsAUserInTheURL(t *testing.T) {
+	_, err := NewSender(nil, nil, SenderConfig{SMTPURL: "smtp://mail.example.org:587?from=alerts@energy.example", SMTPPassword: "s3cret"})
+	if err == nil || !strings.Contains(err.Error(), "names no user") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("NewSender: %v, want an error naming the missing user, without the password", err)
+	}
+}
