@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"energy/bench/synth"
 	"energy/schema"
 	"energy/schema/registry"
 	"energy/schema/tables"
-	"energy/bench/synth"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"golang.org/x/sync/errgroup"

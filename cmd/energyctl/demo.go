@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"energy/bench/synth"
 	"energy/schema"
 	"energy/schema/registry"
-	"energy/bench/synth"
 )
 
 // energyctl demo loads demo data into a running energyd: through its admin API a tariff, a

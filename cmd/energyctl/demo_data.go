@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"energy/ingest"
 	"energy/bench/synth"
+	"energy/ingest"
 )
 
 // This file generates, without any I/O, deterministic years of readings for demo sites: a

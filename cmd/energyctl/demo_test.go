@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"energy/apidocs"
+	"energy/bench/synth"
 	"energy/ingest"
 	"energy/query/consumption"
 	"energy/query/targets"
 	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
-	"energy/bench/synth"
 )
 
 // TestDemoLoadsThroughTheService runs the demo against the real API and intake on ClickHouse:
