@@ -1,0 +1,115 @@
+package consumption
+
+import (
+	"context"
+	"time"
+
+	"energy/schema/registry"
+)
+
+// DayAnswer is the consumption endpoint's answer for one local day of a site's fluid taken as
+// the request's period (startTs and endTs the day's local midnights, step DAYS, every other
+// parameter at its default, without cost): the one item of that answer. It is what the daily
+// energy table stores.
+type DayAnswer struct {
+	Day  time.Time // local midnight, in the site's zone
+	Item Consumption
+	// ByDial is the item's energy by meter dial (electricity; empty for gas), in the answer's
+	// unit: the answer the site would get without tariff, where a dial is its own heading.
+	ByDial map[string]float64
+}
+
+// DaysPerCall bounds the days Days answers at once (the readings of that span are read once).
+const DaysPerCall = 92
+
+// Days answers each local day of the site, in its zone, from the day holding first to the day
+// holding last (both included, at most DaysPerCall days), with the rules of Compute: each day
+// is evaluated as a request of its own. Electricity days share one read of the readings, as
+// ComputeAll's requests do; gas days are read one by one (a day's volume unit is the latest
+// reading's around that day).
+func (c *Engine) Days(ctx context.Context, site registry.Site, fluid string, first, last time.Time) ([]DayAnswer, error) {
+	loc := site.Location()
+	var reqs []Request
+	y, m, d := first.In(loc).Date()
+	for day := time.Date(y, m, d, 0, 0, 0, 0, loc); !day.After(last) && len(reqs) < DaysPerCall; {
+		next := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
+		reqs = append(reqs, Request{Fluid: fluid, Start: day, End: next, StepUnit: UnitDays, StepValue: 1, WithoutCost: true})
+		day = next
+	}
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	plans := make([]*plan, len(reqs))
+	for i, req := range reqs {
+		p, err := c.plan(site, req)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = p
+	}
+	var shared *fetched
+	if shareOneRead(plans) {
+		var err error
+		if shared, err = c.fetch(ctx, site, plans[0], plans[0].start, plans[len(plans)-1].fetchEnd); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]DayAnswer, len(plans))
+	for i, p := range plans {
+		data := shared
+		if data == nil {
+			var err error
+			if data, err = c.fetch(ctx, site, p, p.start, p.fetchEnd); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = DayAnswer{Day: p.start, Item: p.evaluate(data).Consumptions[0], ByDial: map[string]float64{}}
+		if p.fl.name == FluidElec {
+			bare := *data
+			bare.tariff = nil
+			out[i].ByDial = p.evaluate(&bare).Consumptions[0].EnergyMeter.ByTariffHeading
+		}
+	}
+	return out, nil
+}
+
+// ChangedSpan returns the span whose local days' answers a change of the site's readings of
+// the fluid at instants in [lo, hi] can move: the reading intervals that start or end at a
+// changed instant reach back to the nearest resolved reading before lo and forward to the
+// nearest one after hi (of any point of delivery and dial, with the readings as they are now
+// stored), as the endpoint's bracketing read finds them. Without one on a side, that side
+// ends at lo (hi).
+func (c *Engine) ChangedSpan(ctx context.Context, site registry.Site, fluid string, lo, hi time.Time) (from, to time.Time, err error) {
+	fl, err := fluidOf(fluid)
+	if err != nil {
+		return lo, hi, err
+	}
+	readings, err := resolveReadings(ctx, c.db, fl, c.rawReadings, site.TenantID, site.SiteID, allowedNatures(nil),
+		lo, hi.Add(time.Second), true, c.now())
+	if err != nil {
+		return lo, hi, err
+	}
+	type series struct{ pod, dial string }
+	before, after := map[series]time.Time{}, map[series]time.Time{}
+	for _, r := range readings { // sorted by series, then ts
+		k := series{r.pod, r.dial}
+		if r.ts.Before(lo) {
+			before[k] = r.ts
+		}
+		if _, seen := after[k]; r.ts.After(hi) && !seen {
+			after[k] = r.ts
+		}
+	}
+	from, to = lo.UTC(), hi.UTC()
+	for _, ts := range before {
+		if ts.Before(from) {
+			from = ts
+		}
+	}
+	for _, ts := range after {
+		if ts.After(to) {
+			to = ts
+		}
+	}
+	return from, to, nil
+}

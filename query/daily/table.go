@@ -1,0 +1,142 @@
+// Package daily maintains the daily energy table (schema/migrations/0027_daily_energy.sql):
+// one row per tenant, site, fluid and local day holding the consumption endpoint's answer for
+// that day, computed by the consumption engine (never by rules of its own in SQL).
+package daily
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"energy/query/consumption"
+	"energy/schema"
+	"energy/schema/registry"
+	"energy/schema/sitedata"
+	"energy/schema/tables"
+)
+
+// Table writes the daily energy table.
+type Table struct {
+	db       *schema.DB
+	reg      *registry.Store
+	engine   *consumption.Engine
+	versions schema.RowVersions
+	now      func() time.Time
+}
+
+// New returns the writer of the table; engine answers the days (the service's one engine).
+func New(db *schema.DB, reg *registry.Store, engine *consumption.Engine) *Table {
+	return &Table{db: db, reg: reg, engine: engine, now: time.Now}
+}
+
+const columns = "tenant_id, site_id, fluid, day, time_zone, start_ts, end_ts, energy_wh, heading_names, heading_wh, " +
+	"dial_names, dial_wh, volume, volume_unit, quality, status, nature, error_flags, index_natures, aggregated, computed_ts, version"
+
+// Written writes the days an archive job's readings can change (the ingest hook, run before
+// the job is DONE): for each site and fluid, every local day from the nearest reading before
+// the job's first reading to the nearest one after its last, whose interpolation moves.
+func (t *Table) Written(ctx context.Context, w sitedata.Written) error {
+	for _, span := range w.Spans {
+		site, err := t.reg.Directory.Site(ctx, w.TenantID, span.SiteID)
+		if errors.Is(err, registry.ErrNotFound) {
+			continue // readings of a site removed since: nothing answers for it
+		}
+		if err != nil {
+			return err
+		}
+		from, to, err := t.engine.ChangedSpan(ctx, site, span.Fluid, span.First, span.Last)
+		if err != nil {
+			return fmt.Errorf("daily energy of %s: %w", span.SiteID, err)
+		}
+		if _, err := t.WriteDays(ctx, site, span.Fluid, from, to); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteDays computes and writes the site's fluid's local days from the day holding from to
+// the day holding to, and returns how many rows it wrote.
+func (t *Table) WriteDays(ctx context.Context, site registry.Site, fluid string, from, to time.Time) (int, error) {
+	written := 0
+	for !from.After(to) {
+		// The versions are taken before the engine reads: a later rewrite of the same day, which
+		// reads at least the readings this one read, always wins.
+		version := t.versions.Reserve(consumption.DaysPerCall)
+		days, err := t.engine.Days(ctx, site, fluid, from, to)
+		if err != nil {
+			return written, fmt.Errorf("daily energy of %s: %w", site.SiteID, err)
+		}
+		if len(days) == 0 {
+			break
+		}
+		if err := t.insert(ctx, site, fluid, days, version); err != nil {
+			return written, fmt.Errorf("daily energy of %s: %w", site.SiteID, err)
+		}
+		written += len(days)
+		last := days[len(days)-1].Day
+		from = time.Date(last.Year(), last.Month(), last.Day()+1, 0, 0, 0, 0, last.Location())
+	}
+	return written, nil
+}
+
+func (t *Table) insert(ctx context.Context, site registry.Site, fluid string, days []consumption.DayAnswer, version uint64) error {
+	b, err := t.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.DailyEnergy+" ("+columns+")")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = b.Abort() }()
+	toWh := func(v float64) float64 { return v }
+	if fluid == registry.HeatingGas { // the answer is in kWh, to 0.000001
+		toWh = func(v float64) float64 { return math.Round(v*1e6) / 1e3 }
+	}
+	computed := t.now().UTC().Truncate(time.Second)
+	for i, d := range days {
+		it := d.Item
+		var energy, volume *float64
+		if it.EnergyMeter.Total != nil {
+			wh := toWh(*it.EnergyMeter.Total)
+			energy = &wh
+		}
+		unit := ""
+		if it.Volume != nil {
+			volume, unit = it.Volume.Total, it.Volume.Unit
+		}
+		headings, headingWh := sorted(it.EnergyMeter.ByTariffHeading, toWh)
+		dials, dialWh := sorted(d.ByDial, toWh)
+		end := time.Date(d.Day.Year(), d.Day.Month(), d.Day.Day()+1, 0, 0, 0, 0, d.Day.Location())
+		// The Date column takes the local calendar date: a time at UTC midnight of that date.
+		date := time.Date(d.Day.Year(), d.Day.Month(), d.Day.Day(), 0, 0, 0, 0, time.UTC)
+		aggregated := uint8(0)
+		if it.Aggregated {
+			aggregated = 1
+		}
+		if err := b.Append(site.TenantID, site.SiteID, fluid, date, site.Location().String(), d.Day.UTC(), end.UTC(),
+			energy, headings, headingWh, dials, dialWh, volume, unit, it.Quality, it.Status, it.Nature,
+			nonNil(it.ErrorFlags), nonNil(it.IndexNatures), aggregated, computed, version+uint64(i)); err != nil {
+			return err
+		}
+	}
+	return b.Send()
+}
+
+// sorted lays a map out as parallel arrays, keys in order, values through conv.
+func sorted(m map[string]float64, conv func(float64) float64) ([]string, []float64) {
+	keys := slices.Sorted(maps.Keys(m))
+	values := make([]float64, len(keys))
+	for i, k := range keys {
+		values[i] = conv(m[k])
+	}
+	return keys, values
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
