@@ -19,6 +19,10 @@ type Span struct {
 // Spans lists, per tenant, site and fluid, the span of the index readings stored, optionally
 // of one tenant (tenantID "": all) and some of its sites (siteIDs empty: all).
 func (t *Table) Spans(ctx context.Context, tenantID string, siteIDs []string) ([]Span, error) {
+	where, args := "(? = '' OR tenant_id = ?)", []any{tenantID, tenantID}
+	if len(siteIDs) > 0 { // an empty array would be Array(Nothing), which has() refuses
+		where, args = where+" AND has(?, site_id)", append(args, siteIDs)
+	}
 	var out []Span
 	for _, src := range []struct{ table, fluid string }{
 		{tables.ElecIndexesBySite, registry.HeatingElec}, {tables.GasIndexesBySite, registry.HeatingGas},
@@ -29,8 +33,7 @@ func (t *Table) Spans(ctx context.Context, tenantID string, siteIDs []string) ([
 			err := r.Scan(&s.TenantID, &s.SiteID, &s.First, &s.Last)
 			return s, err
 		}, "SELECT tenant_id, site_id, min(ts), max(ts) FROM "+src.table+
-			" WHERE (? = '' OR tenant_id = ?) AND (empty(?) OR has(?, site_id)) GROUP BY tenant_id, site_id ORDER BY tenant_id, site_id",
-			tenantID, tenantID, siteIDs, siteIDs)
+			" WHERE "+where+" GROUP BY tenant_id, site_id ORDER BY tenant_id, site_id", args...)
 		if err != nil {
 			return nil, err
 		}

@@ -39,23 +39,35 @@ ORDER BY (tenant_id, site_id, fluid, day);
 
 -- Months and years of each site in its local calendar, summed from the latest row of each day.
 -- complete: every day of the month (year) is in the table with status COMPLETE; only then is
--- energy_wh the consumption endpoint's MONTHS (YEARS) answer for that month (year).
+-- energy_wh the consumption endpoint's MONTHS (YEARS) answer for that month (year). The
+-- *_by_heading views split the same sums by tariff heading, one row per heading.
 CREATE VIEW IF NOT EXISTS {{sharded "monthly_energy"}} {{onCluster}} AS
 SELECT
     tenant_id,
     site_id,
     fluid,
     toStartOfMonth(day) AS month,
-    sum(energy_wh) AS energy_wh,
-    tupleElement(sumMap(heading_names, heading_wh), 1) AS heading_names,
-    tupleElement(sumMap(heading_names, heading_wh), 2) AS heading_wh,
-    sum(volume) AS volume,
-    argMax(volume_unit, day) AS volume_unit,
+    sum(e) AS energy_wh,
+    sum(v) AS volume,
+    argMax(vu, day) AS volume_unit,
     count() AS days,
-    countIf(status = 'COMPLETE') AS complete_days,
-    toUInt8(countIf(status = 'COMPLETE') = toDayOfMonth(addDays(addMonths(month, 1), -1))) AS complete
-FROM {{sharded "daily_energy"}} FINAL
+    countIf(st = 'COMPLETE') AS complete_days,
+    toUInt8(countIf(st = 'COMPLETE') = toDayOfMonth(addDays(addMonths(month, 1), -1))) AS complete
+FROM (
+    -- Renamed so that the sums may take the columns' names.
+    SELECT tenant_id, site_id, fluid, day, energy_wh AS e, volume AS v, volume_unit AS vu, status AS st
+    FROM {{sharded "daily_energy"}} FINAL
+)
 GROUP BY tenant_id, site_id, fluid, month;
+
+CREATE VIEW IF NOT EXISTS {{sharded "monthly_energy_by_heading"}} {{onCluster}} AS
+SELECT tenant_id, site_id, fluid, toStartOfMonth(day) AS month, heading, sum(wh) AS energy_wh
+FROM (
+    SELECT tenant_id, site_id, fluid, day, heading, wh
+    FROM {{sharded "daily_energy"}} FINAL
+    ARRAY JOIN heading_names AS heading, heading_wh AS wh
+)
+GROUP BY tenant_id, site_id, fluid, month, heading;
 
 CREATE VIEW IF NOT EXISTS {{sharded "yearly_energy"}} {{onCluster}} AS
 SELECT
@@ -63,13 +75,23 @@ SELECT
     site_id,
     fluid,
     toYear(day) AS year,
-    sum(energy_wh) AS energy_wh,
-    tupleElement(sumMap(heading_names, heading_wh), 1) AS heading_names,
-    tupleElement(sumMap(heading_names, heading_wh), 2) AS heading_wh,
-    sum(volume) AS volume,
-    argMax(volume_unit, day) AS volume_unit,
+    sum(e) AS energy_wh,
+    sum(v) AS volume,
+    argMax(vu, day) AS volume_unit,
     count() AS days,
-    countIf(status = 'COMPLETE') AS complete_days,
-    toUInt8(countIf(status = 'COMPLETE') = toDayOfYear(toDate(concat(toString(year), '-12-31')))) AS complete
-FROM {{sharded "daily_energy"}} FINAL
+    countIf(st = 'COMPLETE') AS complete_days,
+    toUInt8(countIf(st = 'COMPLETE') = toDayOfYear(toDate(concat(toString(year), '-12-31')))) AS complete
+FROM (
+    SELECT tenant_id, site_id, fluid, day, energy_wh AS e, volume AS v, volume_unit AS vu, status AS st
+    FROM {{sharded "daily_energy"}} FINAL
+)
 GROUP BY tenant_id, site_id, fluid, year;
+
+CREATE VIEW IF NOT EXISTS {{sharded "yearly_energy_by_heading"}} {{onCluster}} AS
+SELECT tenant_id, site_id, fluid, toYear(day) AS year, heading, sum(wh) AS energy_wh
+FROM (
+    SELECT tenant_id, site_id, fluid, day, heading, wh
+    FROM {{sharded "daily_energy"}} FINAL
+    ARRAY JOIN heading_names AS heading, heading_wh AS wh
+)
+GROUP BY tenant_id, site_id, fluid, year, heading;
