@@ -28,28 +28,12 @@ const DaysPerCall = 92
 // ComputeAll's requests do; gas days are read one by one (a day's volume unit is the latest
 // reading's around that day).
 func (c *Engine) Days(ctx context.Context, site registry.Site, fluid string, first, last time.Time) ([]DayAnswer, error) {
-	loc := site.Location()
-	var reqs []Request
-	y, m, d := first.In(loc).Date()
-	for day := time.Date(y, m, d, 0, 0, 0, 0, loc); !day.After(last) && len(reqs) < DaysPerCall; {
-		next := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
-		reqs = append(reqs, Request{Fluid: fluid, Start: day, End: next, StepUnit: UnitDays, StepValue: 1, WithoutCost: true})
-		day = next
-	}
-	if len(reqs) == 0 {
-		return nil, nil
-	}
-	plans := make([]*plan, len(reqs))
-	for i, req := range reqs {
-		p, err := c.plan(site, req)
-		if err != nil {
-			return nil, err
-		}
-		plans[i] = p
+	plans, err := c.dayPlans(site, fluid, first, last, DaysPerCall)
+	if err != nil || len(plans) == 0 {
+		return nil, err
 	}
 	var shared *fetched
 	if shareOneRead(plans) {
-		var err error
 		if shared, err = c.fetch(ctx, site, plans[0], plans[0].start, plans[len(plans)-1].fetchEnd); err != nil {
 			return nil, err
 		}
@@ -58,19 +42,42 @@ func (c *Engine) Days(ctx context.Context, site registry.Site, fluid string, fir
 	for i, p := range plans {
 		data := shared
 		if data == nil {
-			var err error
 			if data, err = c.fetch(ctx, site, p, p.start, p.fetchEnd); err != nil {
 				return nil, err
 			}
 		}
-		out[i] = DayAnswer{Day: p.start, Item: p.evaluate(data).Consumptions[0], ByDial: map[string]float64{}}
-		if p.fl.name == FluidElec {
-			bare := *data
-			bare.tariff = nil
-			out[i].ByDial = p.evaluate(&bare).Consumptions[0].EnergyMeter.ByTariffHeading
-		}
+		out[i] = answerDay(p, data)
 	}
 	return out, nil
+}
+
+// dayPlans plans the request of each local day of the site from the day holding first to the
+// day holding last (at most max days; 0: no limit).
+func (c *Engine) dayPlans(site registry.Site, fluid string, first, last time.Time, max int) ([]*plan, error) {
+	loc := site.Location()
+	var plans []*plan
+	y, m, d := first.In(loc).Date()
+	for day := time.Date(y, m, d, 0, 0, 0, 0, loc); !day.After(last) && (max == 0 || len(plans) < max); {
+		next := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
+		p, err := c.plan(site, Request{Fluid: fluid, Start: day, End: next, StepUnit: UnitDays, StepValue: 1, WithoutCost: true})
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+		day = next
+	}
+	return plans, nil
+}
+
+// answerDay evaluates a day's plan on its data, with the energy by dial beside it.
+func answerDay(p *plan, data *fetched) DayAnswer {
+	a := DayAnswer{Day: p.start, Item: p.evaluate(data).Consumptions[0], ByDial: map[string]float64{}}
+	if p.fl.name == FluidElec {
+		bare := *data
+		bare.tariff = nil
+		a.ByDial = p.evaluate(&bare).Consumptions[0].EnergyMeter.ByTariffHeading
+	}
+	return a
 }
 
 // ChangedSpan returns the span whose local days' answers a change of the site's readings of
@@ -80,15 +87,21 @@ func (c *Engine) Days(ctx context.Context, site registry.Site, fluid string, fir
 // stored), as the endpoint's bracketing read finds them. Without one on a side, that side
 // ends at lo (hi).
 func (c *Engine) ChangedSpan(ctx context.Context, site registry.Site, fluid string, lo, hi time.Time) (from, to time.Time, err error) {
-	fl, err := fluidOf(fluid)
+	fl, err := fluidIn(c.fluids, fluid)
 	if err != nil {
 		return lo, hi, err
 	}
-	readings, err := resolveReadings(ctx, c.db, fl, c.rawReadings, site.TenantID, site.SiteID, allowedNatures(nil),
+	readings, err := resolveReadings(ctx, c.db, fl, site.TenantID, site.SiteID, allowedNatures(nil),
 		lo, hi.Add(time.Second), true, c.now())
 	if err != nil {
 		return lo, hi, err
 	}
+	from, to = changedSpan(readings, lo, hi)
+	return from, to, nil
+}
+
+// changedSpan is ChangedSpan's span on the resolved readings (sorted by series, then ts).
+func changedSpan(readings []reading, lo, hi time.Time) (from, to time.Time) {
 	type series struct{ pod, dial string }
 	before, after := map[series]time.Time{}, map[series]time.Time{}
 	for _, r := range readings { // sorted by series, then ts
@@ -111,5 +124,5 @@ func (c *Engine) ChangedSpan(ctx context.Context, site registry.Site, fluid stri
 			to = ts
 		}
 	}
-	return from, to, nil
+	return from, to
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"mime/multipart"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"energy/ingest"
 	"energy/query/consumption"
+	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -28,8 +30,11 @@ func TestJobDoneMeansItsDaysAreWritten(t *testing.T) {
 	ctx := context.Background()
 	db := chtest.DB(t)
 	reg := registry.New(db)
-	if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: "S1", Timezone: "Europe/Paris"}); err != nil {
-		t.Fatal(err)
+	// Two sites, so that the job's sites are answered from one read (ChangedDays).
+	for _, id := range []string{"S1", "S2"} {
+		if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: id, Timezone: "Europe/Paris"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	engine := consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient)
 	table := New(db, reg, engine)
@@ -51,6 +56,28 @@ func TestJobDoneMeansItsDaysAreWritten(t *testing.T) {
 	elec := func(ts, nature, gen string, d1, d2 int64, beforeChange bool) string {
 		return fmt.Sprintf(`{"siteId":"S1","podId":"E1","nature":%q,"ts":%q,"generationTs":%q,"value":{"1":%d,"2":%d},"indexBeforeChange":%t}`,
 			nature, ts, gen, d1, d2, beforeChange)
+	}
+	// S2: the same readings on a meter with a third of S1's consumption.
+	onS2 := func(readings []string) []string {
+		var out []string
+		for _, r := range readings {
+			var x map[string]any
+			if err := json.Unmarshal([]byte(r), &x); err != nil {
+				t.Fatal(err)
+			}
+			x["siteId"], x["podId"] = "S2", "E2"
+			if v, ok := x["value"].(map[string]any); ok {
+				for k, n := range v {
+					v[k] = int64(n.(float64)) / 3
+				}
+			}
+			b, err := json.Marshal(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, string(b))
+		}
+		return out
 	}
 	gas := func(ts string, value int64) string {
 		return fmt.Sprintf(`{"siteId":"S1","podId":"G1","nature":"MKT_CYCLIC_DISTRIBUTOR","ts":%q,"generationTs":%q,"value":%d,"unit":"m3","conversionFactors":{"kWh":11.2}}`,
@@ -90,34 +117,18 @@ func TestJobDoneMeansItsDaysAreWritten(t *testing.T) {
 			}
 		}
 	}
-	site, err := reg.Site(ctx, "acme", "S1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := site.Location()
+	loc, _ := time.LoadLocation("Europe/Paris")
 	// checkDays compares each local day from..to (inclusive) with the API's answer for that day.
 	checkDays := func(fluid string, from, to time.Time) map[string]dayRow {
 		t.Helper()
-		stored := readDays(t, db, "acme", "S1", fluid)
-		for day := from; !day.After(to); day = day.AddDate(0, 0, 1) {
-			res, err := engine.Compute(ctx, site, consumption.Request{Fluid: fluid, Start: day, End: day.AddDate(0, 0, 1),
-				StepUnit: consumption.UnitDays, StepValue: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			key := day.Format(time.DateOnly)
-			row, ok := stored[key]
-			if !ok {
-				t.Errorf("%s %s: no row once the job is DONE", fluid, key)
-				continue
-			}
-			checkDay(t, fluid+" "+key, res.Consumptions[0], row, fluid == registry.HeatingGas)
+		if fluid == registry.HeatingElec {
+			checkSiteDays(t, db, engine, "S2", fluid, from, to)
 		}
-		return stored
+		return checkSiteDays(t, db, engine, "S1", fluid, from, to)
 	}
 	day := func(d int, m time.Month) time.Time { return time.Date(2024, m, d, 0, 0, 0, 0, loc) }
 
-	submit("first.tar.gz", `{"smartElecIndexes":[`+strings.Join(first, ",")+`],"cyclicGasIndexes":[`+strings.Join(gasReadings, ",")+`]}`)
+	submit("first.tar.gz", `{"smartElecIndexes":[`+strings.Join(append(first, onS2(first)...), ",")+`],"cyclicGasIndexes":[`+strings.Join(gasReadings, ",")+`]}`)
 	before := checkDays(registry.HeatingElec, day(28, time.March), day(4, time.April))
 	checkDays(registry.HeatingGas, day(28, time.March), day(2, time.April))
 	if r := before["2024-03-31"]; r.Status != consumption.StatusComplete || r.EnergyWh == nil || *r.EnergyWh <= 0 {
@@ -138,7 +149,7 @@ func TestJobDoneMeansItsDaysAreWritten(t *testing.T) {
 		elec("2024-03-30T05:00:00Z", smart, gen2, 128000, 61000, false),
 		elec("2024-04-01T04:00:00Z", smart+"_INVALID", gen1, 151000, 72000, false),
 	}
-	submit("second.tar.gz", `{"smartElecIndexes":[`+strings.Join(second, ",")+`]}`)
+	submit("second.tar.gz", `{"smartElecIndexes":[`+strings.Join(append(second, onS2(second)...), ",")+`]}`)
 	after := checkDays(registry.HeatingElec, day(28, time.March), day(4, time.April))
 	for _, d := range []string{"2024-03-29", "2024-03-30"} {
 		if a, b := after[d].EnergyWh, before[d].EnergyWh; a == nil || b == nil || *a == *b {
@@ -148,6 +159,33 @@ func TestJobDoneMeansItsDaysAreWritten(t *testing.T) {
 	if a, b := after["2024-03-28"].EnergyWh, before["2024-03-28"].EnergyWh; a == nil || b == nil || *a != *b {
 		t.Errorf("2024-03-28 moved: %v → %v Wh", b, a)
 	}
+}
+
+// checkSiteDays compares each local day from..to (inclusive) of the site with the API's answer
+// for that day, and returns the rows.
+func checkSiteDays(t *testing.T, db *schema.DB, engine *consumption.Engine, siteID, fluid string, from, to time.Time) map[string]dayRow {
+	t.Helper()
+	ctx := context.Background()
+	site, err := registry.New(db).Site(ctx, "acme", siteID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := readDays(t, db, "acme", siteID, fluid)
+	for day := from; !day.After(to); day = day.AddDate(0, 0, 1) {
+		res, err := engine.Compute(ctx, site, consumption.Request{Fluid: fluid, Start: day, End: day.AddDate(0, 0, 1),
+			StepUnit: consumption.UnitDays, StepValue: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := day.Format(time.DateOnly)
+		row, ok := stored[key]
+		if !ok {
+			t.Errorf("%s %s %s: no row once the job is DONE", siteID, fluid, key)
+			continue
+		}
+		checkDay(t, siteID+" "+fluid+" "+key, res.Consumptions[0], row, fluid == registry.HeatingGas)
+	}
+	return stored
 }
 
 // archiveOf packs one JSON file as a .tar.gz.

@@ -38,8 +38,11 @@ const columns = "tenant_id, site_id, fluid, day, time_zone, start_ts, end_ts, en
 
 // Written writes the days an archive job's readings can change (the ingest hook, run before
 // the job is DONE): for each site and fluid, every local day from the nearest reading before
-// the job's first reading to the nearest one after its last, whose interpolation moves.
+// the job's first reading to the nearest one after its last, whose interpolation moves. The
+// engine answers all the job's sites of a fluid from one read (consumption.Engine.ChangedDays),
+// and their rows go in one insert.
 func (t *Table) Written(ctx context.Context, w sitedata.Written) error {
+	byFluid := map[string][]consumption.SiteChange{}
 	for _, span := range w.Spans {
 		site, err := t.reg.Directory.Site(ctx, w.TenantID, span.SiteID)
 		if errors.Is(err, registry.ErrNotFound) {
@@ -48,12 +51,19 @@ func (t *Table) Written(ctx context.Context, w sitedata.Written) error {
 		if err != nil {
 			return err
 		}
-		from, to, err := t.engine.ChangedSpan(ctx, site, span.Fluid, span.First, span.Last)
+		byFluid[span.Fluid] = append(byFluid[span.Fluid], consumption.SiteChange{Site: site, First: span.First, Last: span.Last})
+	}
+	for _, fluid := range slices.Sorted(maps.Keys(byFluid)) {
+		changes := byFluid[fluid]
+		// The versions are taken before the engine reads: a later rewrite of the same day, which
+		// reads at least the readings this one read, always wins.
+		version := t.versions.Reserve(1)
+		answers, err := t.engine.ChangedDays(ctx, w.TenantID, fluid, changes)
 		if err != nil {
-			return fmt.Errorf("daily energy of %s: %w", span.SiteID, err)
+			return fmt.Errorf("daily energy of job %s: %w", w.JobID, err)
 		}
-		if _, err := t.WriteDays(ctx, site, span.Fluid, from, to); err != nil {
-			return err
+		if err := t.insert(ctx, fluid, answers, version); err != nil {
+			return fmt.Errorf("daily energy of job %s: %w", w.JobID, err)
 		}
 	}
 	return nil
@@ -64,9 +74,7 @@ func (t *Table) Written(ctx context.Context, w sitedata.Written) error {
 func (t *Table) WriteDays(ctx context.Context, site registry.Site, fluid string, from, to time.Time) (int, error) {
 	written := 0
 	for !from.After(to) {
-		// The versions are taken before the engine reads: a later rewrite of the same day, which
-		// reads at least the readings this one read, always wins.
-		version := t.versions.Reserve(consumption.DaysPerCall)
+		version := t.versions.Reserve(1)
 		days, err := t.engine.Days(ctx, site, fluid, from, to)
 		if err != nil {
 			return written, fmt.Errorf("daily energy of %s: %w", site.SiteID, err)
@@ -74,7 +82,7 @@ func (t *Table) WriteDays(ctx context.Context, site registry.Site, fluid string,
 		if len(days) == 0 {
 			break
 		}
-		if err := t.insert(ctx, site, fluid, days, version); err != nil {
+		if err := t.insert(ctx, fluid, []consumption.SiteDays{{Site: site, Days: days}}, version); err != nil {
 			return written, fmt.Errorf("daily energy of %s: %w", site.SiteID, err)
 		}
 		written += len(days)
@@ -84,7 +92,9 @@ func (t *Table) WriteDays(ctx context.Context, site registry.Site, fluid string,
 	return written, nil
 }
 
-func (t *Table) insert(ctx context.Context, site registry.Site, fluid string, days []consumption.DayAnswer, version uint64) error {
+// insert writes the days of the sites in one INSERT, every row with version (the rows of one
+// insert are distinct days).
+func (t *Table) insert(ctx context.Context, fluid string, sites []consumption.SiteDays, version uint64) error {
 	b, err := t.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.DailyEnergy+" ("+columns+")")
 	if err != nil {
 		return err
@@ -95,31 +105,40 @@ func (t *Table) insert(ctx context.Context, site registry.Site, fluid string, da
 		toWh = func(v float64) float64 { return math.Round(v*1e6) / 1e3 }
 	}
 	computed := t.now().UTC().Truncate(time.Second)
-	for i, d := range days {
-		it := d.Item
-		var energy, volume *float64
-		if it.EnergyMeter.Total != nil {
-			wh := toWh(*it.EnergyMeter.Total)
-			energy = &wh
+	rows := 0
+	for _, sd := range sites {
+		site := sd.Site
+		zone := site.Location().String()
+		for _, d := range sd.Days {
+			it := d.Item
+			var energy, volume *float64
+			if it.EnergyMeter.Total != nil {
+				wh := toWh(*it.EnergyMeter.Total)
+				energy = &wh
+			}
+			unit := ""
+			if it.Volume != nil {
+				volume, unit = it.Volume.Total, it.Volume.Unit
+			}
+			headings, headingWh := sorted(it.EnergyMeter.ByTariffHeading, toWh)
+			dials, dialWh := sorted(d.ByDial, toWh)
+			end := time.Date(d.Day.Year(), d.Day.Month(), d.Day.Day()+1, 0, 0, 0, 0, d.Day.Location())
+			// The Date column takes the local calendar date: a time at UTC midnight of that date.
+			date := time.Date(d.Day.Year(), d.Day.Month(), d.Day.Day(), 0, 0, 0, 0, time.UTC)
+			aggregated := uint8(0)
+			if it.Aggregated {
+				aggregated = 1
+			}
+			if err := b.Append(site.TenantID, site.SiteID, fluid, date, zone, d.Day.UTC(), end.UTC(),
+				energy, headings, headingWh, dials, dialWh, volume, unit, it.Quality, it.Status, it.Nature,
+				nonNil(it.ErrorFlags), nonNil(it.IndexNatures), aggregated, computed, version); err != nil {
+				return err
+			}
+			rows++
 		}
-		unit := ""
-		if it.Volume != nil {
-			volume, unit = it.Volume.Total, it.Volume.Unit
-		}
-		headings, headingWh := sorted(it.EnergyMeter.ByTariffHeading, toWh)
-		dials, dialWh := sorted(d.ByDial, toWh)
-		end := time.Date(d.Day.Year(), d.Day.Month(), d.Day.Day()+1, 0, 0, 0, 0, d.Day.Location())
-		// The Date column takes the local calendar date: a time at UTC midnight of that date.
-		date := time.Date(d.Day.Year(), d.Day.Month(), d.Day.Day(), 0, 0, 0, 0, time.UTC)
-		aggregated := uint8(0)
-		if it.Aggregated {
-			aggregated = 1
-		}
-		if err := b.Append(site.TenantID, site.SiteID, fluid, date, site.Location().String(), d.Day.UTC(), end.UTC(),
-			energy, headings, headingWh, dials, dialWh, volume, unit, it.Quality, it.Status, it.Nature,
-			nonNil(it.ErrorFlags), nonNil(it.IndexNatures), aggregated, computed, version+uint64(i)); err != nil {
-			return err
-		}
+	}
+	if rows == 0 {
+		return nil
 	}
 	return b.Send()
 }
