@@ -91,8 +91,11 @@ func (c *Engine) ChangedSpan(ctx context.Context, site registry.Site, fluid stri
 	if err != nil {
 		return lo, hi, err
 	}
+	// A second around the changes, so that the readings at lo and hi do not count as their own
+	// brackets: the nearest reading strictly before lo (after hi) is looked for as far as the
+	// endpoint looks.
 	readings, err := resolveReadings(ctx, c.db, fl, site.TenantID, site.SiteID, allowedNatures(nil),
-		lo, hi.Add(time.Second), true, c.now())
+		lo.Add(-time.Second), hi.Add(time.Second), true, c.now())
 	if err != nil {
 		return lo, hi, err
 	}

@@ -67,7 +67,7 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 	ids := make([]string, len(changes))
 	lo, hi := time.Time{}, time.Time{}
 	for i, ch := range changes {
-		spans[i] = newReadingSpan(ch.First, ch.Last.Add(time.Second))
+		spans[i] = newReadingSpan(ch.First.Add(-time.Second), ch.Last.Add(time.Second)) // as ChangedSpan reads
 		ids[i] = ch.Site.SiteID
 		if i == 0 || spans[i].lo.Before(lo) {
 			lo = spans[i].lo

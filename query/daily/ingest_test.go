@@ -159,6 +159,16 @@ func TestJobDoneMeansItsDaysAreWritten(t *testing.T) {
 	if a, b := after["2024-03-28"].EnergyWh, before["2024-03-28"].EnergyWh; a == nil || b == nil || *a != *b {
 		t.Errorf("2024-03-28 moved: %v → %v Wh", b, a)
 	}
+
+	// A reading 46 days after the last one: its interval reaches back past the 35 days the
+	// job's read covers (the second read finds April 4th), so each site's days are answered on
+	// their own; every day of the interval moves.
+	third := []string{elec("2024-05-20T04:00:00Z", smart, gen1, 250000, 100000, false)}
+	submit("third.tar.gz", `{"smartElecIndexes":[`+strings.Join(append(third, onS2(third)...), ",")+`]}`)
+	late := checkDays(registry.HeatingElec, day(4, time.April), day(20, time.May))
+	if r := late["2024-04-20"]; r.EnergyWh == nil || r.Status != consumption.StatusComplete {
+		t.Errorf("a day inside the long interval: %+v", r)
+	}
 }
 
 // checkSiteDays compares each local day from..to (inclusive) of the site with the API's answer
