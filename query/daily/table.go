@@ -62,39 +62,25 @@ func (t *Table) Written(ctx context.Context, w sitedata.Written) error {
 		if err != nil {
 			return fmt.Errorf("daily energy of job %s: %w", w.JobID, err)
 		}
-		if err := t.insert(ctx, fluid, answers, version); err != nil {
+		rows := make([]siteRows, len(answers))
+		for i, a := range answers {
+			rows[i] = siteRows{a, version}
+		}
+		if err := t.insert(ctx, fluid, rows); err != nil {
 			return fmt.Errorf("daily energy of job %s: %w", w.JobID, err)
 		}
 	}
 	return nil
 }
 
-// WriteDays computes and writes the site's fluid's local days from the day holding from to
-// the day holding to, and returns how many rows it wrote.
-func (t *Table) WriteDays(ctx context.Context, site registry.Site, fluid string, from, to time.Time) (int, error) {
-	written := 0
-	for !from.After(to) {
-		version := t.versions.Reserve(1)
-		days, err := t.engine.Days(ctx, site, fluid, from, to)
-		if err != nil {
-			return written, fmt.Errorf("daily energy of %s: %w", site.SiteID, err)
-		}
-		if len(days) == 0 {
-			break
-		}
-		if err := t.insert(ctx, fluid, []consumption.SiteDays{{Site: site, Days: days}}, version); err != nil {
-			return written, fmt.Errorf("daily energy of %s: %w", site.SiteID, err)
-		}
-		written += len(days)
-		last := days[len(days)-1].Day
-		from = time.Date(last.Year(), last.Month(), last.Day()+1, 0, 0, 0, 0, last.Location())
-	}
-	return written, nil
+// siteRows are a site's days to write, with the version taken before they were computed.
+type siteRows struct {
+	consumption.SiteDays
+	version uint64
 }
 
-// insert writes the days of the sites in one INSERT, every row with version (the rows of one
-// insert are distinct days).
-func (t *Table) insert(ctx context.Context, fluid string, sites []consumption.SiteDays, version uint64) error {
+// insert writes the days of the sites in one INSERT.
+func (t *Table) insert(ctx context.Context, fluid string, sites []siteRows) error {
 	b, err := t.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.DailyEnergy+" ("+columns+")")
 	if err != nil {
 		return err
@@ -131,7 +117,7 @@ func (t *Table) insert(ctx context.Context, fluid string, sites []consumption.Si
 			}
 			if err := b.Append(site.TenantID, site.SiteID, fluid, date, zone, d.Day.UTC(), end.UTC(),
 				energy, headings, headingWh, dials, dialWh, volume, unit, it.Quality, it.Status, it.Nature,
-				nonNil(it.ErrorFlags), nonNil(it.IndexNatures), aggregated, computed, version); err != nil {
+				nonNil(it.ErrorFlags), nonNil(it.IndexNatures), aggregated, computed, sd.version); err != nil {
 				return err
 			}
 			rows++
