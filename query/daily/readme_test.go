@@ -198,3 +198,26 @@ func scan[T any](t *testing.T, db *schema.DB, query string, row func(schema.RowS
 	}
 	return out
 }
+
+// TestReadmeNamesEveryTable checks that schema/README.md names every table and view the
+// migrations create (on a cluster, the name queried: t rather than t_local).
+func TestReadmeNamesEveryTable(t *testing.T) {
+	text, err := os.ReadFile("../../schema/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := chtest.DB(t)
+	names := scan(t, db, "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name", func(r schema.RowScanner) (string, error) {
+		var n string
+		return n, r.Scan(&n)
+	})
+	if len(names) < 30 {
+		t.Fatalf("only %d tables: %v", len(names), names)
+	}
+	for _, n := range names {
+		n = strings.TrimSuffix(n, "_local")
+		if !strings.Contains(string(text), "`"+n+"`") && !strings.Contains(string(text), "`"+strings.TrimSuffix(n, "_writer")+"`") {
+			t.Errorf("schema/README.md does not name %s", n)
+		}
+	}
+}
