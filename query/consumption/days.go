@@ -2,6 +2,7 @@ package consumption
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"energy/schema/registry"
@@ -69,8 +70,15 @@ func (c *Engine) dayPlans(site registry.Site, fluid string, first, last time.Tim
 	return plans, nil
 }
 
-// answerDay evaluates a day's plan on its data, with the energy by dial beside it.
+// answerDay evaluates a day's plan on its data, with the energy by dial beside it. Electricity
+// days are evaluated on the readings that bound them only (dayReadings): a day's answer depends
+// on no other, and a span of many days read at once holds many more.
 func answerDay(p *plan, data *fetched) DayAnswer {
+	if p.fl.name == FluidElec {
+		cut := *data
+		cut.readings = dayReadings(data.readings, p.start, p.end)
+		data = &cut
+	}
 	a := DayAnswer{Day: p.start, Item: p.evaluate(data).Consumptions[0], ByDial: map[string]float64{}}
 	if p.fl.name == FluidElec {
 		bare := *data
@@ -128,4 +136,37 @@ func changedSpan(readings []reading, lo, hi time.Time) (from, to time.Time) {
 		}
 	}
 	return from, to
+}
+
+// dayReadings returns, of readings sorted by series (pod, dial) then ts, each series' readings
+// in [from, to] and those at its nearest instants before from and after to (both readings of
+// a meter change at that instant): what the series' intervals touching [from, to] are made of.
+// Estimated readings a strategy drops lie between real readings inside the period, and those
+// outside it are kept, so the intervals are those the whole series gives.
+func dayReadings(rs []reading, from, to time.Time) []reading {
+	var out []reading
+	for i := 0; i < len(rs); {
+		j := i
+		for j < len(rs) && rs[j].pod == rs[i].pod && rs[j].dial == rs[i].dial {
+			j++
+		}
+		s := rs[i:j]
+		a := sort.Search(len(s), func(k int) bool { return !s[k].ts.Before(from) })
+		b := sort.Search(len(s), func(k int) bool { return s[k].ts.After(to) })
+		if a > 0 {
+			at := s[a-1].ts
+			for a > 0 && s[a-1].ts.Equal(at) {
+				a--
+			}
+		}
+		if b < len(s) {
+			at := s[b].ts
+			for b < len(s) && s[b].ts.Equal(at) {
+				b++
+			}
+		}
+		out = append(out, s[a:b]...)
+		i = j
+	}
+	return out
 }
