@@ -2,6 +2,7 @@ package consumption
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -39,17 +40,46 @@ func (c *Engine) Days(ctx context.Context, site registry.Site, fluid string, fir
 			return nil, err
 		}
 	}
+	if shared != nil {
+		return c.answerDays(site, plans, shared), nil
+	}
 	out := make([]DayAnswer, len(plans))
 	for i, p := range plans {
-		data := shared
-		if data == nil {
-			if data, err = c.fetch(ctx, site, p, p.start, p.fetchEnd); err != nil {
-				return nil, err
-			}
+		data, err := c.fetch(ctx, site, p, p.start, p.fetchEnd)
+		if err != nil {
+			return nil, err
 		}
-		out[i] = answerDay(p, data)
+		out[i] = answerDay(p, data, seriesBounds(data.readings))
 	}
 	return out, nil
+}
+
+// answerDays answers the days' plans (consecutive days of one electricity site) on one read's
+// data. Without estimated readings, a day's answer is the day's step of one DAYS request over
+// all the days that interpolates at every midnight (ALL_ESTIMATED: interpolation anywhere, and
+// no estimated reading to keep or drop), so the span is evaluated at once; otherwise each day
+// is evaluated on its own.
+func (c *Engine) answerDays(site registry.Site, plans []*plan, d *fetched) []DayAnswer {
+	out := make([]DayAnswer, len(plans))
+	if !slices.ContainsFunc(d.readings, reading.estimated) {
+		whole, err := c.plan(site, Request{Fluid: plans[0].fl.name, Start: plans[0].start, End: plans[len(plans)-1].end,
+			StepUnit: UnitDays, StepValue: 1, IndexStrategy: StrategyAllEstimated, WithoutCost: true})
+		if err == nil && !whole.truncated && len(whole.steps) == len(plans) {
+			res := whole.evaluate(d)
+			bare := *d
+			bare.tariff = nil
+			dials := whole.evaluate(&bare)
+			for i, p := range plans {
+				out[i] = DayAnswer{Day: p.start, Item: res.Consumptions[i], ByDial: dials.Consumptions[i].EnergyMeter.ByTariffHeading}
+			}
+			return out
+		}
+	}
+	bounds := seriesBounds(d.readings)
+	for i, p := range plans {
+		out[i] = answerDay(p, d, bounds)
+	}
+	return out
 }
 
 // dayPlans plans the request of each local day of the site from the day holding first to the
@@ -73,10 +103,10 @@ func (c *Engine) dayPlans(site registry.Site, fluid string, first, last time.Tim
 // answerDay evaluates a day's plan on its data, with the energy by dial beside it. Electricity
 // days are evaluated on the readings that bound them only (dayReadings): a day's answer depends
 // on no other, and a span of many days read at once holds many more.
-func answerDay(p *plan, data *fetched) DayAnswer {
+func answerDay(p *plan, data *fetched, bounds [][2]int) DayAnswer {
 	if p.fl.name == FluidElec {
 		cut := *data
-		cut.readings = dayReadings(data.readings, p.start, p.end)
+		cut.readings = dayReadings(data.readings, bounds, p.start, p.end)
 		data = &cut
 	}
 	a := DayAnswer{Day: p.start, Item: p.evaluate(data).Consumptions[0], ByDial: map[string]float64{}}
@@ -138,19 +168,31 @@ func changedSpan(readings []reading, lo, hi time.Time) (from, to time.Time) {
 	return from, to
 }
 
-// dayReadings returns, of readings sorted by series (pod, dial) then ts, each series' readings
-// in [from, to] and those at its nearest instants before from and after to (both readings of
-// a meter change at that instant): what the series' intervals touching [from, to] are made of.
-// Estimated readings a strategy drops lie between real readings inside the period, and those
-// outside it are kept, so the intervals are those the whole series gives.
-func dayReadings(rs []reading, from, to time.Time) []reading {
-	var out []reading
+// seriesBounds returns where each series (pod, dial) of readings sorted by series lies:
+// readings[b[0]:b[1]].
+func seriesBounds(rs []reading) [][2]int {
+	var out [][2]int
 	for i := 0; i < len(rs); {
 		j := i
 		for j < len(rs) && rs[j].pod == rs[i].pod && rs[j].dial == rs[i].dial {
 			j++
 		}
-		s := rs[i:j]
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
+}
+
+// dayReadings returns, of readings sorted by series (pod, dial) then ts, with the series'
+// bounds (seriesBounds), each series' readings in [from, to] and those at its nearest instants
+// before from and after to (both readings of a meter change at that instant): what the
+// series' intervals touching [from, to] are made of. Estimated readings a strategy drops lie
+// between real readings inside the period, and those outside it are kept, so the intervals
+// are those the whole series gives.
+func dayReadings(rs []reading, bounds [][2]int, from, to time.Time) []reading {
+	var out []reading
+	for _, sb := range bounds {
+		s := rs[sb[0]:sb[1]]
 		a := sort.Search(len(s), func(k int) bool { return !s[k].ts.Before(from) })
 		b := sort.Search(len(s), func(k int) bool { return s[k].ts.After(to) })
 		if a > 0 {
@@ -166,7 +208,6 @@ func dayReadings(rs []reading, from, to time.Time) []reading {
 			}
 		}
 		out = append(out, s[a:b]...)
-		i = j
 	}
 	return out
 }

@@ -2,8 +2,11 @@ package consumption
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"energy/schema/registry"
 	"energy/schema/tables"
@@ -113,7 +116,8 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 		}
 	}
 	if len(needy) > 0 {
-		more, err := recordsBySite(ctx, c, sql, tenantID, needy, natures, readLo, readHi)
+		// The first read's window is left out: its records are at hand.
+		more, err := recordsBySite(ctx, c, sql+" AND ("+tables.TS+" < ? OR "+tables.TS+" > ?)", tenantID, needy, natures, readLo, readHi, lo, hi)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +127,8 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 				continue
 			}
 			var recs []record
-			for _, r := range more[ch.Site.SiteID] { // this site's own second read
+			// This site's own second read: its range, from both reads.
+			for _, r := range slices.Concat(window[ch.Site.SiteID], more[ch.Site.SiteID]) {
 				if !r.ts.Before(s.readLo) && !r.ts.After(s.readHi) {
 					recs = append(recs, r)
 				}
@@ -173,28 +178,30 @@ func (c *Engine) daysFrom(ctx context.Context, site registry.Site, fluid string,
 			return nil, err
 		}
 	}
-	out := make([]DayAnswer, len(plans))
-	for i, p := range plans {
-		out[i] = answerDay(p, d)
-	}
-	return out, nil
+	return c.answerDays(site, plans, d), nil
 }
 
 // sitesReadingsSQL is the fluid's candidate readings SQL over several sites of a tenant (the
 // sharded by-site table: on a cluster its Distributed table reads every shard), with the site
-// first: tenant ?, sites in ?, natures in ?, ts in [?, ?].
+// first: tenant ?, sites in the set ? (clickhouse.GroupSet), natures in ?, ts in [?, ?].
 func sitesReadingsSQL(fl *fluid) string {
 	sql := fl.readingsSQL(fl.table)
-	sql = strings.Replace(sql, siteReadingsWhere, " WHERE "+tables.TenantID+" = ? AND has(?, "+tables.SiteID+") AND has(?, "+tables.Nature+")"+
+	// IN with a set, not has(): ClickHouse reads only the sites' ranges of the table's key.
+	sql = strings.Replace(sql, siteReadingsWhere, " WHERE "+tables.TenantID+" = ? AND "+tables.SiteID+" IN ? AND has(?, "+tables.Nature+")"+
 		" AND "+tables.TS+" >= ? AND "+tables.TS+" <= ?", 1)
 	return strings.Replace(sql, "SELECT ", "SELECT "+tables.SiteID+", ", 1)
 }
 
-// recordsBySite runs sitesReadingsSQL and returns the records of each site.
-func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs, natures []string, from, to time.Time) (map[string][]record, error) {
+// recordsBySite runs sitesReadingsSQL (and the values of more conditions) and returns the
+// records of each site.
+func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs, natures []string, from, to time.Time, more ...any) (map[string][]record, error) {
 	out := map[string][]record{}
 	var site string
-	err := scanRecords(ctx, c.db.Conn, sql, []any{tenantID, siteIDs, natures, from, to}, []any{&site},
+	set := make([]any, len(siteIDs))
+	for i, id := range siteIDs {
+		set[i] = id
+	}
+	err := scanRecords(ctx, c.db.Conn, sql, append([]any{tenantID, clickhouse.GroupSet{Value: set}, natures, from, to}, more...), []any{&site},
 		func(r record) { out[site] = append(out[site], r) })
 	return out, err
 }
