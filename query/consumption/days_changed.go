@@ -47,8 +47,11 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 		sd := SiteDays{Site: ch.Site}
 		for from.Before(to) || from.Equal(to) {
 			days, err := c.Days(ctx, ch.Site, fluid, from, to)
-			if err != nil || len(days) == 0 {
+			if err != nil {
 				return err
+			}
+			if len(days) == 0 {
+				break
 			}
 			sd.Days = append(sd.Days, days...)
 			last := days[len(days)-1].Day
