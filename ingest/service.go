@@ -48,6 +48,11 @@ type Config struct {
 	// is recorded DONE); an error makes the job be processed again after RetryDelay (harmless:
 	// inserts are idempotent), so what the hook writes is written with the job's outcome.
 	AfterStore func(ctx context.Context, d sitedata.Stored) error
+	// AfterWrite, when set, hears the spans of index readings each job inserted, per site and
+	// fluid (after its rows are inserted, before it is recorded DONE, so that what the hook
+	// derives from them is readable once the job is DONE); an error makes the job be processed
+	// again after RetryDelay, as for AfterStore. energyd writes the daily energy table there.
+	AfterWrite func(ctx context.Context, w sitedata.Written) error
 	// Shared: several energyd replicas share the store (a ClickHouse cluster). Accepted
 	// archives are kept in the store's archives table, acknowledged by two ClickHouse replicas,
 	// instead of the spool (which then only stages uploads), so that any replica can process

@@ -185,6 +185,12 @@ func (s *Service) process(e *entry) {
 	if s.afterInsert != nil {
 		s.afterInsert(ictx, job)
 	}
+	if spans := readingSpans(fileRows); s.cfg.AfterWrite != nil && len(spans) > 0 {
+		if err := s.cfg.AfterWrite(ictx, sitedata.Written{TenantID: job.TenantID, JobID: job.ID, Spans: spans}); err != nil {
+			s.fail(e, "write what the job's readings change", err)
+			return
+		}
+	}
 	if s.cfg.AfterStore != nil {
 		if err := s.cfg.AfterStore(ictx, stored); err != nil {
 			s.fail(e, "record the job's events", err)

@@ -31,9 +31,10 @@ type withoutCopy struct {
 
 func startWithoutCopy(ctx context.Context, o options, tmp, dsn string, archives int) (w *withoutCopy, err error) {
 	w = &withoutCopy{results: make([]result, archives), stop: func() {}}
+	started := w // w is nil once a failure is returned
 	defer func() {
 		if err != nil {
-			w.stop()
+			started.stop()
 		}
 	}()
 	noCopyDSN, err := schema.WithDatabase(dsn, "energy_without_copy")

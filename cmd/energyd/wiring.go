@@ -9,6 +9,7 @@ import (
 	"energy/apidocs"
 	"energy/ingest"
 	"energy/query/advices"
+	"energy/query/daily"
 	"energy/query/targets"
 	"energy/schema"
 	"energy/schema/registry"
@@ -40,7 +41,18 @@ func wire(ctx context.Context, cfg config, db *schema.DB, live func(context.Cont
 		return nil, err
 	}
 	checker := targets.NewChecker(targetStore, outbox, reg, engine, sender.Wake, log)
-	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, log)
+	// Every job's days are in the daily energy table before the job is DONE; a site or tariff
+	// written through this process rewrites the days it moves, in the background.
+	days := daily.New(db, reg, engine)
+	reg.AfterChange = func(_ context.Context, c registry.ReferenceChange) {
+		go func() {
+			if err := days.ReferenceChanged(ctx, c); err != nil {
+				log.Warn("rewriting the daily energy after a site or tariff change", "tenant", c.TenantID,
+					"site", c.SiteID, "tariff", c.TariffID, "error", err)
+			}
+		}()
+	}
+	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, days.Written, log)
 	if err != nil {
 		return nil, err
 	}

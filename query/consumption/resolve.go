@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
 	"energy/schema"
 	"energy/schema/tables"
 )
@@ -185,12 +187,10 @@ const (
 // read look up to 400 days farther on that side, and the nearest reading found there is added to
 // every series (never after now: readings are not dated in the future).
 func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, tenantID, siteID string, natures []string, from, to time.Time, bracket bool, now time.Time) ([]reading, error) {
-	// Bounds are whole seconds, as DateTime columns and bound values are.
-	from, to = from.UTC().Truncate(time.Second), to.UTC().Truncate(time.Second)
-	lo, hi := from.Add(-readingWindow), to.Add(readingWindow)
+	span := newReadingSpan(from, to)
 	site := db.ReadSite(tenantID, siteID)
 	sql := fl.readingsOf(site)
-	window, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, lo, hi)
+	window, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, span.lo, span.hi)
 	if err != nil {
 		return nil, err
 	}
@@ -199,24 +199,48 @@ func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, tenantID, si
 	if !bracket {
 		return out, nil
 	}
-	before, after := missingBrackets(out, from, to)
-	after = after && hi.Before(now) // past the window's end only when it ends before now
+	before, after, readLo, readHi := span.secondRead(out, now)
 	if !before && !after {
 		return out, nil
-	}
-	// The second read spans the missing sides only (both: one read across the window, whose rows
-	// are left out below).
-	readLo, readHi := hi.Add(time.Second), to.Add(readingLookaround)
-	if before {
-		readLo = from.Add(-readingLookaround)
-		if !after {
-			readHi = lo.Add(-time.Second)
-		}
 	}
 	recs, err := queryRecords(ctx, site, sql, tenantID, siteID, natures, readLo, readHi)
 	if err != nil {
 		return nil, err
 	}
+	return span.withBrackets(out, recs, before, after), nil
+}
+
+// readingSpan is what one resolution reads: the period [from, to] and the first read's window
+// [lo, hi] around it.
+type readingSpan struct{ from, to, lo, hi time.Time }
+
+func newReadingSpan(from, to time.Time) readingSpan {
+	// Bounds are whole seconds, as DateTime columns and bound values are.
+	from, to = from.UTC().Truncate(time.Second), to.UTC().Truncate(time.Second)
+	return readingSpan{from: from, to: to, lo: from.Add(-readingWindow), hi: to.Add(readingWindow)}
+}
+
+// secondRead tells, from the window's resolved readings, which sides lack a bracket and the
+// range of the read that looks for them.
+func (s readingSpan) secondRead(out []reading, now time.Time) (before, after bool, readLo, readHi time.Time) {
+	before, after = missingBrackets(out, s.from, s.to)
+	after = after && s.hi.Before(now) // past the window's end only when it ends before now
+	// The second read spans the missing sides only (both: one read across the window, whose rows
+	// are left out by withBrackets).
+	readLo, readHi = s.hi.Add(time.Second), s.to.Add(readingLookaround)
+	if before {
+		readLo = s.from.Add(-readingLookaround)
+		if !after {
+			readHi = s.lo.Add(-time.Second)
+		}
+	}
+	return before, after, readLo, readHi
+}
+
+// withBrackets adds to the window's readings the nearest reading of each series that the second
+// read (recs) found on the missing sides.
+func (s readingSpan) withBrackets(out []reading, recs []record, before, after bool) []reading {
+	lo, hi := s.lo, s.hi
 	// The last reading of each series in [from − 400 days, from − 35 days), the first one in
 	// (to + 35 days, to + 400 days].
 	var margins []record
@@ -248,7 +272,7 @@ func resolveReadings(ctx context.Context, db *schema.DB, fl *fluid, tenantID, si
 		i = j
 	}
 	sortReadings(out)
-	return out, nil
+	return out
 }
 
 // missingBrackets tells whether some series lacks a reading before from (after to) in what the
@@ -274,14 +298,21 @@ func missingBrackets(rs []reading, from, to time.Time) (before, after bool) {
 // interleaved reads each on the shared machine): one site's range of the by-site table lies in
 // one part and a few granules, which ClickHouse reads with one stream anyway.
 func queryRecords(ctx context.Context, site schema.SiteReader, sql string, args ...any) ([]record, error) {
-	rows, err := site.Conn.Query(ctx, sql, args...)
+	var out []record
+	err := scanRecords(ctx, site.Conn, sql, args, nil, func(r record) { out = append(out, r) })
+	return out, err
+}
+
+// scanRecords runs candidate readings SQL and hands each record to add; the SQL selects first
+// the columns of extra, if any (scanned into them before each add).
+func scanRecords(ctx context.Context, conn driver.Conn, sql string, args []any, extra []any, add func(record)) error {
+	rows, err := conn.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("resolve index readings: %w", err)
+		return fmt.Errorf("resolve index readings: %w", err)
 	}
 	defer rows.Close()
 	// Gas readings carry two more columns: their kWh conversion factor and their index unit.
-	gas := len(rows.Columns()) > 7
-	var out []record
+	gas := len(rows.Columns())-len(extra) > 7
 	for rows.Next() {
 		var (
 			r          record
@@ -289,13 +320,13 @@ func queryRecords(ctx context.Context, site schema.SiteReader, sql string, args 
 			nature     string
 			generation time.Time
 		)
-		dest := []any{&r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value}
+		dest := append(append([]any{}, extra...), &r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value)
 		r.factor = 1
 		if gas {
 			dest = append(dest, &r.factor, &r.unit)
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("resolve index readings: %w", err)
+			return fmt.Errorf("resolve index readings: %w", err)
 		}
 		if gas {
 			r.factor *= 1000 // kWh → Wh per index unit
@@ -305,12 +336,12 @@ func queryRecords(ctx context.Context, site schema.SiteReader, sql string, args 
 		if strings.HasSuffix(nature, invalidSuffix) {
 			r.rank++
 		}
-		out = append(out, r)
+		add(r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("resolve index readings: %w", err)
+		return fmt.Errorf("resolve index readings: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 // sortReadings orders readings by pod, dial and ts, the old meter's index first at a meter change.

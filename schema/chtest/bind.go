@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
 )
 
 // bindPositional writes the arguments into the SQL text at each '?' outside string literals,
 // so that a recorded query can be replayed as text on another engine. It knows the argument
-// kinds this project binds (strings, numbers, booleans, times, slices of them).
+// kinds this project binds (strings, numbers, booleans, times, slices of them, sets for IN).
 func bindPositional(sql string, args []any) (string, error) {
 	var b strings.Builder
 	quote := byte(0)
@@ -68,6 +70,16 @@ func literal(v any) (string, error) {
 			x, loc = x.UTC(), "UTC"
 		}
 		return fmt.Sprintf("toDateTime(%s, %s)", quoteString(x.Format(time.DateTime)), quoteString(loc)), nil
+	case clickhouse.GroupSet: // x IN ?: a parenthesised list, as clickhouse-go writes it
+		parts := make([]string, len(x.Value))
+		for i, e := range x.Value {
+			p, err := literal(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = p
+		}
+		return "(" + strings.Join(parts, ", ") + ")", nil
 	case float32:
 		return floatLiteral(float64(x)), nil
 	case float64:

@@ -163,6 +163,7 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 	}
 	// Cached results priced with the old site or tariff must not be served again.
 	s.Versions.Bump(site.TenantID, "")
+	s.changed(ctx, ReferenceChange{TenantID: site.TenantID, SiteID: site.SiteID})
 	return nil
 }
 

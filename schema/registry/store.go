@@ -18,8 +18,21 @@ type Store struct {
 	Versions *DataVersions
 	// Directory answers the sites and tariffs that computed answers read, from memory.
 	Directory *Directory
+	// AfterChange, when set, hears each site and tariff written through this store, once
+	// written: what is derived from them (the daily energy table's headings and days) is
+	// rewritten there. It must not block: a long rewrite runs on its own.
+	AfterChange func(ctx context.Context, c ReferenceChange)
 
 	now func() time.Time
+}
+
+// ReferenceChange names the site (SiteID) or the tariff (TariffID) of a tenant just written.
+type ReferenceChange struct{ TenantID, SiteID, TariffID string }
+
+func (s *Store) changed(ctx context.Context, c ReferenceChange) {
+	if s.AfterChange != nil {
+		s.AfterChange(ctx, c)
+	}
 }
 
 // New returns a store over db.

@@ -267,6 +267,7 @@ func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
 	}
 	// Cached results priced with the old site or tariff must not be served again.
 	s.Versions.Bump(t.TenantID, "")
+	s.changed(ctx, ReferenceChange{TenantID: t.TenantID, TariffID: t.TariffID})
 	return nil
 }
 

@@ -18,3 +18,18 @@ type Site struct {
 	// MKT_CYCLIC_DISTRIBUTOR) that no other job had stored: a re-sent record is not new.
 	NewDistributorReadings []time.Time
 }
+
+// ReadingSpan is the span of the index readings of one fluid of one site that a job inserted:
+// every record it stored (new, re-sent or _INVALID alike) lies at an instant in [First, Last].
+type ReadingSpan struct {
+	SiteID      string
+	Fluid       string // registry.HeatingElec or registry.HeatingGas
+	First, Last time.Time
+}
+
+// Written tells the spans of index readings one job inserted, once its rows are in and before
+// the job is recorded DONE.
+type Written struct {
+	TenantID, JobID string
+	Spans           []ReadingSpan
+}

@@ -44,6 +44,14 @@ const (
 	Notifications       = "notifications" // the outbox of target notifications
 	DataVersions        = "data_versions"
 
+	// The consumption endpoint's answer for each local day of a site's fluid, written by the
+	// service (migration 0027), and the views that sum it by local month and year.
+	DailyEnergy            = "daily_energy"
+	MonthlyEnergy          = "monthly_energy"
+	MonthlyEnergyByHeading = "monthly_energy_by_heading"
+	YearlyEnergy           = "yearly_energy"
+	YearlyEnergyByHeading  = "yearly_energy_by_heading"
+
 	// The record of applied migrations, and the lock that lets one process apply them.
 	SchemaMigrations     = "schema_migrations"
 	SchemaMigrationsLock = "schema_migrations_lock"

@@ -1,0 +1,210 @@
+package consumption
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+
+	"energy/schema/registry"
+	"energy/schema/tables"
+)
+
+// SiteChange is a site whose readings of a fluid changed (were stored, re-sent or
+// invalidated) at instants in [First, Last].
+type SiteChange struct {
+	Site        registry.Site
+	First, Last time.Time
+}
+
+// SiteDays are the days of a site that a change moves, answered.
+type SiteDays struct {
+	Site registry.Site
+	Days []DayAnswer
+}
+
+// ChangedDays answers, for each change of one tenant's sites, every local day the change can
+// move (ChangedSpan's span) as Days would, reading the readings of all the sites at once: one
+// read of the window around all the changes, one more for the sites whose series lack a reading
+// on a side (as each site's own read looks farther for them), then each site resolved and its
+// days evaluated in Go. A site whose span of days reaches past its window (its nearest reading
+// lies farther than the window's margin, so another series' readings there were not read) is
+// answered by ChangedSpan and Days on its own; so is every gas site, whose days are read one by
+// one (Days).
+func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, changes []SiteChange) ([]SiteDays, error) {
+	fl, err := fluidIn(c.fluids, fluid)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SiteDays, 0, len(changes))
+	alone := func(ch SiteChange) error {
+		from, to, err := c.ChangedSpan(ctx, ch.Site, fluid, ch.First, ch.Last)
+		if err != nil {
+			return err
+		}
+		sd := SiteDays{Site: ch.Site}
+		for from.Before(to) || from.Equal(to) {
+			days, err := c.Days(ctx, ch.Site, fluid, from, to)
+			if err != nil {
+				return err
+			}
+			if len(days) == 0 {
+				break
+			}
+			sd.Days = append(sd.Days, days...)
+			last := days[len(days)-1].Day
+			from = time.Date(last.Year(), last.Month(), last.Day()+1, 0, 0, 0, 0, last.Location())
+		}
+		out = append(out, sd)
+		return nil
+	}
+	if fl.volume || len(changes) == 1 {
+		for _, ch := range changes {
+			if err := alone(ch); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+
+	spans := make([]readingSpan, len(changes))
+	ids := make([]string, len(changes))
+	lo, hi := time.Time{}, time.Time{}
+	for i, ch := range changes {
+		spans[i] = newReadingSpan(ch.First.Add(-time.Second), ch.Last.Add(time.Second)) // as ChangedSpan reads
+		ids[i] = ch.Site.SiteID
+		if i == 0 || spans[i].lo.Before(lo) {
+			lo = spans[i].lo
+		}
+		if i == 0 || spans[i].hi.After(hi) {
+			hi = spans[i].hi
+		}
+	}
+	sql := sitesReadingsSQL(fl)
+	natures := allowedNatures(nil)
+	window, err := recordsBySite(ctx, c, sql, tenantID, ids, natures, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	resolved := make([][]reading, len(changes))
+	type second struct {
+		before, after  bool
+		readLo, readHi time.Time
+	}
+	seconds := make([]second, len(changes))
+	var needy []string
+	var readLo, readHi time.Time
+	now := c.now()
+	for i, ch := range changes {
+		var recs []record
+		for _, r := range window[ch.Site.SiteID] { // this site's own window, as its own read has it
+			if !r.ts.Before(spans[i].lo) && !r.ts.After(spans[i].hi) {
+				recs = append(recs, r)
+			}
+		}
+		resolved[i] = resolveRecords(recs)
+		sortReadings(resolved[i])
+		s := &seconds[i]
+		s.before, s.after, s.readLo, s.readHi = spans[i].secondRead(resolved[i], now)
+		if s.before || s.after {
+			if len(needy) == 0 || s.readLo.Before(readLo) {
+				readLo = s.readLo
+			}
+			if len(needy) == 0 || s.readHi.After(readHi) {
+				readHi = s.readHi
+			}
+			needy = append(needy, ch.Site.SiteID)
+		}
+	}
+	if len(needy) > 0 {
+		// The first read's window is left out: its records are at hand.
+		more, err := recordsBySite(ctx, c, sql+" AND ("+tables.TS+" < ? OR "+tables.TS+" > ?)", tenantID, needy, natures, readLo, readHi, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		for i, ch := range changes {
+			s := seconds[i]
+			if !s.before && !s.after {
+				continue
+			}
+			var recs []record
+			// This site's own second read: its range, from both reads.
+			for _, r := range slices.Concat(window[ch.Site.SiteID], more[ch.Site.SiteID]) {
+				if !r.ts.Before(s.readLo) && !r.ts.After(s.readHi) {
+					recs = append(recs, r)
+				}
+			}
+			resolved[i] = spans[i].withBrackets(resolved[i], recs, s.before, s.after)
+		}
+	}
+
+	for i, ch := range changes {
+		from, to := changedSpan(resolved[i], ch.First, ch.Last)
+		// The days' bounds, not only the readings', must lie in the window: a series' nearest
+		// reading to a midnight outside it was not read.
+		loc := ch.Site.Location()
+		y, m, d := from.In(loc).Date()
+		firstMidnight := time.Date(y, m, d, 0, 0, 0, 0, loc)
+		y, m, d = to.In(loc).Date()
+		lastMidnight := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+		if firstMidnight.Before(spans[i].lo) || lastMidnight.After(spans[i].hi) {
+			if err := alone(ch); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		days, err := c.daysFrom(ctx, ch.Site, fluid, from, to, resolved[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SiteDays{Site: ch.Site, Days: days})
+	}
+	return out, nil
+}
+
+// daysFrom answers the site's local days from the day holding from to the day holding to, as
+// Days does, on readings already resolved over a window that holds, for each series, the
+// readings of those days and the nearest ones around them.
+func (c *Engine) daysFrom(ctx context.Context, site registry.Site, fluid string, from, to time.Time, readings []reading) ([]DayAnswer, error) {
+	plans, err := c.dayPlans(site, fluid, from, to, 0)
+	if err != nil || len(plans) == 0 {
+		return nil, err
+	}
+	d := &fetched{readings: readings}
+	if id := plans[0].tariffID; id != "" {
+		t, err := c.reg.Directory.Tariff(ctx, site.TenantID, id)
+		if err == nil {
+			d.tariff = &t
+		} else if err != registry.ErrNotFound {
+			return nil, err
+		}
+	}
+	return c.answerDays(site, plans, d), nil
+}
+
+// sitesReadingsSQL is the fluid's candidate readings SQL over several sites of a tenant (the
+// sharded by-site table: on a cluster its Distributed table reads every shard), with the site
+// first: tenant ?, sites in the set ? (clickhouse.GroupSet), natures in ?, ts in [?, ?].
+func sitesReadingsSQL(fl *fluid) string {
+	sql := fl.readingsSQL(fl.table)
+	// IN with a set, not has(): ClickHouse reads only the sites' ranges of the table's key.
+	sql = strings.Replace(sql, siteReadingsWhere, " WHERE "+tables.TenantID+" = ? AND "+tables.SiteID+" IN ? AND has(?, "+tables.Nature+")"+
+		" AND "+tables.TS+" >= ? AND "+tables.TS+" <= ?", 1)
+	return strings.Replace(sql, "SELECT ", "SELECT "+tables.SiteID+", ", 1)
+}
+
+// recordsBySite runs sitesReadingsSQL (and the values of more conditions) and returns the
+// records of each site.
+func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs, natures []string, from, to time.Time, more ...any) (map[string][]record, error) {
+	out := map[string][]record{}
+	var site string
+	set := make([]any, len(siteIDs))
+	for i, id := range siteIDs {
+		set[i] = id
+	}
+	err := scanRecords(ctx, c.db.Conn, sql, append([]any{tenantID, clickhouse.GroupSet{Value: set}, natures, from, to}, more...), []any{&site},
+		func(r record) { out[site] = append(out[site], r) })
+	return out, err
+}
