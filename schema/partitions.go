@@ -5,12 +5,13 @@ import (
 	"time"
 )
 
-// MaxPartitionsPerInsert is the most partitions one INSERT of ours touches. ClickHouse 19.x and
-// later refuse an INSERT block that touches more than max_partitions_per_insert_block (100 by
-// default; 18.16 has no such limit), and the server may squash the blocks of one INSERT into
-// one, so the rows of an INSERT, not only of a block, stay within it. The readings and weather
-// tables are partitioned by month (toYYYYMM of a UTC column): 100 partitions are 8 years and 4
-// months, while one archive file may hold 27 years of daily indexes and a weather upload more.
+// MaxPartitionsPerInsert is the most partitions one INSERT of ours touches. Releases after
+// 18.16 (24 and 26.5 at least) refuse an INSERT block that touches more than
+// max_partitions_per_insert_block (100 by default; 18.16 takes any number), and the server may
+// squash the blocks of one INSERT into one, so the rows of an INSERT, not only of a block, stay
+// within it. The readings and weather tables are partitioned by month (toYYYYMM of a UTC
+// column): 100 partitions are 8 years and 4 months, while one archive file may hold 27 years of
+// daily indexes and a weather upload more.
 const MaxPartitionsPerInsert = 100
 
 // Month is the partition of t in a table PARTITION BY toYYYYMM(column) of a UTC DateTime or
