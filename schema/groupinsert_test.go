@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"energy/schema"
 	"energy/schema/chtest"
+	schematables "energy/schema/tables"
 )
 
 // A write whose context has ended is never reported as stored: the insert leaves its row out,
@@ -16,22 +18,20 @@ import (
 func TestGroupInsertNeverReportsALeftOutRowAsStored(t *testing.T) {
 	db := chtest.DB(t)
 	ctx := context.Background()
-	if err := db.Conn.Exec(ctx, "CREATE TABLE group_insert_probe (k String, version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY k"); err != nil {
-		t.Fatal(err)
-	}
-	g := schema.NewGroupInsert(db, "INSERT INTO group_insert_probe (k, version)", nil)
+	g := schema.NewGroupInsert(db, "INSERT INTO "+schematables.JobLeases+" (tenant_id, job_id, owner, expires_ts, version)", nil)
+	expires := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
 	for i := range 300 {
-		if err := g.Write(ended, 0, fmt.Sprintf("left-out-%d", i)); !errors.Is(err, context.Canceled) {
+		if err := g.Write(ended, 0, "acme", fmt.Sprintf("left-out-%d", i), "me", expires); !errors.Is(err, context.Canceled) {
 			t.Fatalf("write %d with an ended context: %v, want context.Canceled", i, err)
 		}
 	}
-	if err := g.Write(ctx, 0, "stored"); err != nil {
+	if err := g.Write(ctx, 0, "acme", "stored", "me", expires); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
-	rows, err := db.Conn.Query(ctx, "SELECT k FROM group_insert_probe ORDER BY k")
+	rows, err := db.Conn.Query(ctx, "SELECT job_id FROM "+schematables.JobLeases+" ORDER BY job_id")
 	if err != nil {
 		t.Fatal(err)
 	}
