@@ -13,12 +13,12 @@ build:
 test:
 	TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh $(PKGS)
 
-# The version matrix: the schema and query tests again, each test database also built on
+# The version matrix: the schema, ingest and query tests again, each test database also built on
 # ClickHouse 26.x in-process (libchdb) and every read replayed on both versions (schema/chtest);
 # consbench's tests too, whose benchmark data (a year of hourly decimal temperatures) the query
 # tests' small cases do not match.
 test-compat:
-	ENERGY_COMPAT_CHECK=1 TEST_LOG=var/test-compat.log TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh ./schema/... ./query/... ./bench/cmd/consbench
+	ENERGY_COMPAT_CHECK=1 TEST_LOG=var/test-compat.log TEST_TIMEOUT=$(TEST_TIMEOUT) bash scripts/test.sh ./schema/... ./ingest/... ./query/... ./bench/cmd/consbench
 	@grep -h '^ClickHouse 18.16 vs 26.x' var/test-compat.log || true
 
 # Every fuzz target for FUZZTIME each (found by name, so a new target is fuzzed too); see

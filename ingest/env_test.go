@@ -139,7 +139,13 @@ func submitArchive(t testing.TB, s *Service, name string, archive []byte) Job {
 // waitState polls the job until it is in one of states (20 s at most).
 func waitState(t testing.TB, s *Service, tenant, id string, states ...string) Job {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	return waitStateWithin(t, 20*time.Second, s, tenant, id, states...)
+}
+
+// waitStateWithin is waitState for a job that may take up to within.
+func waitStateWithin(t testing.TB, within time.Duration, s *Service, tenant, id string, states ...string) Job {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		j, err := s.Job(context.Background(), tenant, id)
 		if err != nil && !errors.Is(err, ErrJobNotFound) {

@@ -28,7 +28,8 @@ const (
 func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, files []Rows, seen time.Time) error {
 	err := insertTable(ctx, db, tables.ElecIndexes,
 		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Dial, tables.Value, tables.JobID),
-		keyOrder(files, func(r *Rows) []ElecIndexRow { return r.Elec }, elecKey), func(size int) *elecBlock {
+		keyOrder(files, func(r *Rows) []ElecIndexRow { return r.Elec }, elecKey), func(r *ElecIndexRow) int { return schema.Month(r.TS) },
+		func(size int) *elecBlock {
 			return &elecBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), dial: make([]string, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size)}
 		})
@@ -38,7 +39,8 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	err = insertTable(ctx, db, tables.GasIndexes,
 		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
 			tables.Unit, tables.ConversionUnits, tables.ConversionFactors, tables.JobID),
-		keyOrder(files, func(r *Rows) []GasIndexRow { return r.Gas }, gasKey), func(size int) *gasBlock {
+		keyOrder(files, func(r *Rows) []GasIndexRow { return r.Gas }, gasKey), func(r *GasIndexRow) int { return schema.Month(r.TS) },
+		func(size int) *gasBlock {
 			return &gasBlock{common: newCommon(tenantID, jobID, size), nature: make([]string, size), unit: make([]string, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size), ibc: make([]uint8, size),
 				units: make([][]string, size), factors: make([][]float64, size)}
@@ -47,7 +49,8 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 		return err
 	}
 	err = insertTable(ctx, db, tables.MaxPowers, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.TS, tables.GenerationTS, tables.Value, tables.JobID),
-		keyOrder(files, func(r *Rows) []MaxPowerRow { return r.MaxPowers }, maxPowerKey), func(size int) *maxPowerBlock {
+		keyOrder(files, func(r *Rows) []MaxPowerRow { return r.MaxPowers }, maxPowerKey), func(r *MaxPowerRow) int { return schema.Month(r.TS) },
+		func(size int) *maxPowerBlock {
 			return &maxPowerBlock{common: newCommon(tenantID, jobID, size),
 				ts: make([]int64, size), gen: make([]int64, size), value: make([]int64, size)}
 		})
@@ -56,7 +59,8 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	}
 	err = insertTable(ctx, db, tables.LoadCurvePoints,
 		tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.BeginTS, tables.EndTS, tables.GenerationTS, tables.Value, tables.Reliability, tables.MeterReadingDate, tables.JobID),
-		keyOrder(files, func(r *Rows) []LoadCurvePointRow { return r.LoadCurvePoints }, pointKey), func(size int) *pointBlock {
+		keyOrder(files, func(r *Rows) []LoadCurvePointRow { return r.LoadCurvePoints }, pointKey),
+		func(r *LoadCurvePointRow) int { return schema.Month(r.BeginTS) }, func(size int) *pointBlock {
 			return &pointBlock{common: newCommon(tenantID, jobID, size), begin: make([]int64, size), end: make([]int64, size),
 				gen: make([]int64, size), value: make([]int64, size), reliability: make([]uint8, size), day: make([]time.Time, size)}
 		})
@@ -69,7 +73,7 @@ func insertRows(ctx context.Context, db *schema.DB, tenantID, jobID string, file
 	}
 	first := stamp(seen)
 	return insertTable(ctx, db, tables.Pods, tables.List(tables.TenantID, tables.SiteID, tables.PodID, tables.Fluid, tables.FirstSeenTS),
-		[][][3]string{pods}, func(size int) *podBlock {
+		[][][3]string{pods}, nil, func(size int) *podBlock {
 			return &podBlock{tenant: repeat(tenantID, size), site: make([]string, size), pod: make([]string, size),
 				fluid: make([]string, size), first: repeat(first, size)}
 		})
@@ -86,12 +90,13 @@ type block[T any] interface {
 	columns(n int) []any // the block's first n rows, column by column
 }
 
-// insertTable sends the rows of one table, a large table split into up to insertStreams
-// INSERTs sent at once (ClickHouse writes the parts of an INSERT on one thread: on a 2-core
-// machine the second core is otherwise idle while the server writes), and records the latency
-// and the row count.
+// insertTable sends the rows of one table and records the latency and the row count. The
+// rows of a partitioned table (partition gives a row's partition; nil: the table has one) go
+// in one INSERT per group of at most schema.MaxPartitionsPerInsert partitions, sent in turn;
+// the job is DONE only once all are in, so a crash between them has the job redone, and the
+// INSERTs already in are then repeated, which the table's key makes harmless.
 func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, columns string, runs [][]T,
-	newBlock func(size int) B) error {
+	partition func(*T) int, newBlock func(size int) B) error {
 	n := 0
 	for _, run := range runs {
 		n += len(run)
@@ -100,6 +105,29 @@ func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, c
 		return nil
 	}
 	start := time.Now()
+	groups := [][][]T{runs}
+	if partition != nil {
+		groups = schema.ByPartitions(runs, partition)
+	}
+	for _, group := range groups {
+		if err := insertGroup(ctx, db, table, columns, group, newBlock); err != nil {
+			return fmt.Errorf("insert into %s: %w", table, err)
+		}
+	}
+	insertDuration.WithLabelValues(table).Observe(time.Since(start).Seconds())
+	rowsInserted.WithLabelValues(table).Add(float64(n))
+	return nil
+}
+
+// insertGroup sends rows, a large group split into up to insertStreams INSERTs sent at once
+// (ClickHouse writes the parts of an INSERT on one thread: on a 2-core machine the second core
+// is otherwise idle while the server writes).
+func insertGroup[T any, B block[T]](ctx context.Context, db *schema.DB, table, columns string, runs [][]T,
+	newBlock func(size int) B) error {
+	n := 0
+	for _, run := range runs {
+		n += len(run)
+	}
 	streams := max(1, min(insertStreams, n/minStreamRows))
 	errs := make([]error, streams)
 	var wg sync.WaitGroup
@@ -109,12 +137,7 @@ func insertTable[T any, B block[T]](ctx context.Context, db *schema.DB, table, c
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("insert into %s: %w", table, err)
-	}
-	insertDuration.WithLabelValues(table).Observe(time.Since(start).Seconds())
-	rowsInserted.WithLabelValues(table).Add(float64(n))
-	return nil
+	return errors.Join(errs...)
 }
 
 // insertStreams bounds the INSERTs of one table sent at once; minStreamRows is the fewest rows

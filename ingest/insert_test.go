@@ -32,7 +32,7 @@ func TestInsertRowsInBlocks(t *testing.T) {
 	env.wantCounts(map[string]uint64{"elec_indexes": 2, "gas_indexes": 1, "max_powers": 1, "load_curve_points": 4, "pods": 3})
 	query := func(q string) string {
 		t.Helper()
-		rows, err := env.db.Conn.Query(ctx, "SELECT toString(tuple(*)) FROM ("+q+")")
+		rows, err := env.db.Conn.Query(ctx, "SELECT toString(tuple(*)) AS line FROM ("+q+")")
 		if err != nil {
 			t.Fatal(err)
 		}

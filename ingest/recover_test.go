@@ -19,7 +19,9 @@ func TestJobInterruptedAfterItsInsertsIsRedoneAtRestart(t *testing.T) {
 	env := newJobEnv(t)
 	entered := make(chan struct{}, 1)
 	first := env.service(nil)
-	// The process "dies" between its inserts and DONE: its worker hangs until released by Stop.
+	// The process stops between its inserts and DONE: its worker waits there until Stop, out of
+	// time, cancels it. The DONE it then tries to record is refused (its context has ended), so
+	// the job is left as a crash leaves it: IN_PROGRESS, its archive in the spool.
 	first.afterInsert = func(ctx context.Context, _ Job) {
 		entered <- struct{}{}
 		<-ctx.Done()

@@ -38,6 +38,9 @@ type pendingRow struct {
 	done   chan error // receives the insert's outcome
 	// abandoned: its caller stopped waiting (an insert not yet sent leaves the row out).
 	abandoned atomic.Bool
+	// leftOut, set by send, says why the row was not in the insert: its caller then hears that,
+	// never the insert's success.
+	leftOut error
 }
 
 // NewGroupInsert writes rows with insert ("INSERT INTO t (columns, version)"); sent, when not
@@ -91,19 +94,30 @@ func (g *GroupInsert) flush() {
 		g.mu.Unlock()
 		err := g.send(batch)
 		for _, p := range batch {
+			if p.leftOut != nil {
+				p.done <- p.leftOut
+				continue
+			}
 			p.done <- err
 		}
 	}
 }
 
 // send inserts the rows whose callers still wait, bounded by the shortest time one of them
-// allows.
+// allows. A row left out gets its reason in leftOut: Write's select may take the insert's
+// outcome rather than its own context's end when both are ready, and must then not report
+// as stored a row that was never sent (a job released at stop would be taken for finished).
 func (g *GroupInsert) send(batch []*pendingRow) error {
 	var rows [][]any
 	var within time.Duration
 	for _, p := range batch {
-		if p.ctx.Err() != nil || p.abandoned.Load() {
-			continue // its caller has given up and reported the failure
+		if err := p.ctx.Err(); err != nil {
+			p.leftOut = err
+			continue
+		}
+		if p.abandoned.Load() {
+			p.leftOut = fmt.Errorf("insert not done within %s: %w", p.within, context.DeadlineExceeded)
+			continue
 		}
 		rows = append(rows, p.row)
 		if within == 0 || p.within < within {

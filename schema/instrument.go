@@ -92,21 +92,23 @@ func (c instrumentedConn) Ping(ctx context.Context) error {
 
 func (c instrumentedConn) PrepareBatch(ctx context.Context, q string, opts ...driver.PrepareBatchOption) (driver.Batch, error) {
 	ctx, cancel := bound(ctx, c.timeouts.Write)
-	b, err := c.Conn.PrepareBatch(ctx, q, opts...)
+	bctx := newBatchContext(ctx)
+	release := func() { bctx.end(); cancel() }
+	b, err := c.Conn.PrepareBatch(bctx, q, opts...)
 	if err != nil {
-		cancel()
+		release()
 		queryErrors.WithLabelValues("insert").Inc()
 		return nil, err
 	}
-	return instrumentedBatch{Batch: b, start: time.Now(), cancel: cancel}, nil
+	return instrumentedBatch{Batch: b, start: time.Now(), release: release}, nil
 }
 
 // instrumentedBatch times the batch from its preparation to its Send; the write deadline
-// covers the same span.
+// covers the same span (batchContext says why the driver's context outlives it).
 type instrumentedBatch struct {
 	driver.Batch
-	start  time.Time
-	cancel context.CancelFunc
+	start   time.Time
+	release func()
 }
 
 func (b instrumentedBatch) Send() error {
@@ -125,13 +127,3 @@ func (b instrumentedBatch) Close() error {
 	defer b.release()
 	return b.Batch.Close()
 }
-
-// watchdogGrace is how long a batch's deadline outlives its Send. The driver stops the
-// goroutine that watches the batch's context by closing a channel, without waiting for it, and
-// puts the connection back in the pool: a context cancelled before that goroutine next runs can
-// still win its select, and it then closes a pooled connection under the next query ("use of
-// closed network connection"). Ending the deadline later leaves the goroutine gone: 2 s was
-// not enough once, at a load average of 24 on 2 cores; a timer kept 30 s costs nothing.
-const watchdogGrace = 30 * time.Second
-
-func (b instrumentedBatch) release() { time.AfterFunc(watchdogGrace, b.cancel) }

@@ -103,29 +103,49 @@ func NewStore(db *schema.DB) *Store { return &Store{db: db} }
 // weatherVersions orders observation writes: the latest received value of a date wins.
 var weatherVersions schema.RowVersions
 
-// Put stores observations of a station in one insert: each replaces what the station had at
-// its date, other dates are untouched. Within obs, a later item wins over an earlier one of
-// the same date. Call ValidateObservations first.
+// Put stores observations of a station: each replaces what the station had at its date, other
+// dates are untouched. Within obs, a later item wins over an earlier one of the same date. The
+// observations go in one insert, or one per group of schema.MaxPartitionsPerInsert months
+// when they span more (the table is partitioned by month); each keeps the version of its
+// place in obs, so a retried Put stores the same. Call ValidateObservations first.
 func (w *Store) Put(ctx context.Context, tenantID, stationID string, obs []Observation) error {
 	if len(obs) == 0 {
 		return nil
 	}
-	b, err := w.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.WeatherObservations+" (tenant_id, station_id, date, temperature, wind, cloudiness, picto, version)")
-	if err != nil {
-		return err
-	}
 	v := weatherVersions.Reserve(len(obs))
-	for i, o := range obs {
-		picto := o.Picto
-		if picto == "" {
-			picto = PictoFromCloudiness(o.Cloudiness)
+	rows := make([]versioned, len(obs))
+	for i := range obs {
+		rows[i] = versioned{Observation: &obs[i], version: v + uint64(i)}
+	}
+	for _, group := range schema.ByPartitions([][]versioned{rows}, func(r *versioned) int { return schema.Month(r.Date) }) {
+		b, err := w.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.WeatherObservations+" (tenant_id, station_id, date, temperature, wind, cloudiness, picto, version)")
+		if err != nil {
+			return err
 		}
-		if err := b.Append(tenantID, stationID, o.Date.UTC(), o.Temperature, o.Wind, o.Cloudiness, picto, v+uint64(i)); err != nil {
-			_ = b.Abort()
+		for _, run := range group {
+			for i := range run {
+				o := run[i]
+				picto := o.Picto
+				if picto == "" {
+					picto = PictoFromCloudiness(o.Cloudiness)
+				}
+				if err := b.Append(tenantID, stationID, o.Date.UTC(), o.Temperature, o.Wind, o.Cloudiness, picto, o.version); err != nil {
+					_ = b.Abort()
+					return err
+				}
+			}
+		}
+		if err := b.Send(); err != nil {
 			return err
 		}
 	}
-	return b.Send()
+	return nil
+}
+
+// versioned is an observation with the row version of its place in a Put.
+type versioned struct {
+	*Observation
+	version uint64
 }
 
 // Observations returns a station's observations with date in [begin, end), oldest first,

@@ -115,3 +115,39 @@ func TestValidateObservationsNamesIndexAndField(t *testing.T) {
 		t.Fatalf("valid observation: %v, picto %q (want P7 for 6 okta)", err, obs[0].Picto)
 	}
 }
+
+// Twelve years of daily observations in one Put (144 monthly partitions) are all stored, the
+// later of two items of a date winning; under make test-compat ClickHouse 26.x takes the same
+// INSERTs (it refuses one into more than 100 partitions).
+func TestPutOfManyYearsStoresEveryDay(t *testing.T) {
+	ctx := context.Background()
+	db := chtest.DB(t)
+	chtest.SendInsertsTo26(t, db)
+	w := NewStore(db)
+	first, end := mustTime(t, "2010-01-01T00:00:00Z"), mustTime(t, "2022-01-01T00:00:00Z")
+	var obs []Observation
+	for d := first; d.Before(end); d = d.AddDate(0, 0, 1) {
+		obs = append(obs, Observation{Date: d, Temperature: float64(d.YearDay()) / 10, Wind: float64(d.Year() - 2000), Cloudiness: float64(int(d.Month()) % 9)})
+	}
+	days := len(obs)
+	obs = append(obs, Observation{Date: first, Temperature: -40, Wind: 1, Cloudiness: 8}) // replaces the first day
+	if err := ValidateObservations(obs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Put(ctx, "acme", "S1", obs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Observations(ctx, "acme", "S1", first, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != days {
+		t.Fatalf("%d observations stored, want %d", len(got), days)
+	}
+	want := append([]Observation{obs[days]}, obs[1:days]...)
+	for i := range want {
+		if !got[i].Date.Equal(want[i].Date) || got[i].Temperature != want[i].Temperature || got[i].Wind != want[i].Wind || got[i].Cloudiness != want[i].Cloudiness {
+			t.Fatalf("[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -91,6 +91,8 @@ type recorder struct {
 	seen    map[string]bool
 	queries []string
 	errs    []string
+	// inserts, when set (SendInsertsTo26), receives the test's INSERTs.
+	inserts *insertCopy
 }
 
 // replayable leaves out reads that describe the server rather than the data (system tables,
@@ -328,8 +330,53 @@ func copyRows(engine *chdb.Session, database string, tables []string, rows [][]b
 		if err := os.WriteFile(file, zeroTimeFields(rows[i]), 0o600); err != nil {
 			return err
 		}
-		if _, err := engine.Query(fmt.Sprintf("INSERT INTO %s.%s SELECT * FROM file('%s', 'TabSeparated')", database, table, file), "TabSeparated"); err != nil {
+		if err := loadByPartitions(engine, database, table, file); err != nil {
 			return fmt.Errorf("load %s into 26.x: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// loadByPartitions inserts a table's rows from a TabSeparated file into the in-process engine,
+// one INSERT per group of schema.MaxPartitionsPerInsert partitions as the product sends them:
+// 26.x refuses an INSERT that touches more partitions than its limit (ClickHouse 24 and later).
+// The rows go through a Memory table of the same columns, which tells which partitions they
+// fill. The partition key is the table's own, read from system.tables.
+func loadByPartitions(engine *chdb.Session, database, table, file string) error {
+	target := database + "." + table
+	key, err := engine.Query(fmt.Sprintf("SELECT partition_key FROM system.tables WHERE database = %s AND name = %s",
+		quoteString(database), quoteString(table)), "TSVRaw")
+	if err != nil {
+		return err
+	}
+	load := fmt.Sprintf("SELECT * FROM file(%s, 'TabSeparated')", quoteString(file))
+	partitionKey := strings.TrimSpace(string(key))
+	if partitionKey == "" {
+		_, err := engine.Query("INSERT INTO "+target+" "+load, "TabSeparated")
+		return err
+	}
+	staging := database + ".`" + table + "__copy`"
+	if _, err := engine.Query("CREATE TABLE "+staging+" AS "+target+" ENGINE = Memory", "TabSeparated"); err != nil {
+		return err
+	}
+	defer func() { _, _ = engine.Query("DROP TABLE IF EXISTS "+staging, "TabSeparated") }()
+	if _, err := engine.Query("INSERT INTO "+staging+" "+load, "TabSeparated"); err != nil {
+		return err
+	}
+	out, err := engine.Query("SELECT DISTINCT toString("+partitionKey+") AS p FROM "+staging+" ORDER BY p", "TSVRaw")
+	if err != nil {
+		return err
+	}
+	parts := strings.Fields(string(out))
+	for lo := 0; lo < len(parts); lo += schema.MaxPartitionsPerInsert {
+		group := parts[lo:min(lo+schema.MaxPartitionsPerInsert, len(parts))]
+		quoted := make([]string, len(group))
+		for i, p := range group {
+			quoted[i] = quoteString(p)
+		}
+		if _, err := engine.Query("INSERT INTO "+target+" SELECT * FROM "+staging+" WHERE toString("+partitionKey+") IN ("+
+			strings.Join(quoted, ", ")+")", "TabSeparated"); err != nil {
+			return err
 		}
 	}
 	return nil
