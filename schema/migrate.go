@@ -148,6 +148,7 @@ var ReplicatedOnEveryNode = map[string]bool{
 	tables.Tenants: true, tables.APITokens: true, tables.Sites: true, tables.Tariffs: true, tables.WeatherStations: true,
 	tables.WeatherObservations: true, tables.Jobs: true, tables.AdviceJobs: true, tables.DataVersions: true,
 	tables.SchemaMigrations: true, tables.HeatingSchedules: true, tables.JobLeases: true,
+	tables.DayColourCalendars: true, tables.DayColours: true,
 }
 
 // replicatedEngine turns engine (e.g. "ReplacingMergeTree(version)") into its Replicated form.

@@ -200,6 +200,7 @@ type fetched struct {
 	tariff   *registry.Tariff
 	readings []reading
 	points   []loadCurvePoint
+	colours  *registry.ColourDays // the colour days of the tariff's day-colour calendar; nil: none
 }
 
 func (c *Engine) plan(site registry.Site, req Request) (*plan, error) {
@@ -252,7 +253,13 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 		if errors.Is(err, registry.ErrNotFound) {
 			return nil // a removed tariff: no cost
 		}
+		if err != nil {
+			return err
+		}
 		d.tariff = &t
+		if t.DayColourCalendarID != "" {
+			d.colours, err = c.colourDays(ctx, site, t.DayColourCalendarID, from, to, p.loc)
+		}
 		return err
 	}
 	if p.tariffID != "" {
@@ -295,7 +302,7 @@ func (p *plan) evaluate(d *fetched) *ConsumptionResult {
 		points:         d.points,
 		fromLoadCurve:  p.loadCurveSteps && (len(d.points) > 0 || !p.useIndexes),
 		completion:     p.completion,
-		tou:            newTimeOfUse(tariff, loc),
+		tou:            newTimeOfUse(tariff, loc, d.colours),
 		canInterpolate: interpolationFor(p.strategy, start, end),
 		heading:        dialHeading(tariff),
 	}

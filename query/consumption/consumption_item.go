@@ -63,7 +63,9 @@ func (b *itemBuilder) float(v float64) *float64 {
 type stepSums struct {
 	byHeading, costs                                    []amount      // Wh, EUR (when priced) by heading
 	curve                                               []curveEnergy // load-curve W·s by heading
-	volume                                              float64       // index units (gas)
+	uncoloured                                          int64         // load-curve W·s inside colour days the calendar lacks
+	missingColour                                       bool
+	volume                                              float64 // index units (gas)
 	covered, real                                       time.Duration
 	natures                                             natureSet
 	negative, unreliable, estimated, usesLC, aggregated bool
@@ -170,6 +172,7 @@ func (b *itemBuilder) item(st Step, s stepSums, hasData bool) Consumption {
 			sum += a.value
 			it.EnergyMeter.ByTariffHeading[a.name] = roundTo(a.value*b.perWh, b.energyDecimals)
 		}
+		sum += float64(s.uncoloured) / 3600
 		total = &sum
 		it.EnergyMeter.Total = b.float(roundTo(sum*b.perWh, b.energyDecimals))
 		it.Status = StatusPartial
@@ -183,7 +186,7 @@ func (b *itemBuilder) item(st Step, s stepSums, hasData bool) Consumption {
 		it.IndexNatures = s.natures.names()
 		it.Aggregated = s.aggregated
 		it.UsingLoadCurve = s.usesLC
-		if b.pricing != nil {
+		if b.pricing != nil && !s.missingColour { // a cost without that energy would be wrong
 			it.Cost = b.cost(st, s.costs)
 		}
 	} else {
@@ -200,6 +203,9 @@ func (b *itemBuilder) item(st Step, s stepSums, hasData bool) Consumption {
 	}
 	if s.unreliable {
 		it.ErrorFlags = append(it.ErrorFlags, FlagUnreliableLoadCurve)
+	}
+	if s.missingColour {
+		it.ErrorFlags = append(it.ErrorFlags, FlagMissingDayColour)
 	}
 	if b.touchesUnconverted(st) {
 		it.ErrorFlags = append(it.ErrorFlags, FlagMissingConversionFactor)

@@ -24,7 +24,7 @@ func BenchmarkHoursWindowCPU(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		steps, truncated := Steps(start, end, parisLoc, UnitHours, 1, MaxSteps)
-		tou := newTimeOfUse(&tariff, parisLoc)
+		tou := newTimeOfUse(&tariff, parisLoc, nil)
 		ib := &itemBuilder{loc: parisLoc, tariff: &tariff, pricing: newPricing(&tariff, parisLoc)}
 		res := &ConsumptionResult{Period: Period{start, end}, Consumptions: make([]Consumption, len(steps))}
 		pieces := loadCurvePieces(points, steps, tou)

@@ -55,6 +55,10 @@ const (
 	// FlagMissingConversionFactor: part of the step lies in a gas reading interval whose later
 	// reading has no kWh conversion factor (and is not in kWh): its energy is unknown.
 	FlagMissingConversionFactor = "MISSING_CONVERSION_FACTOR"
+	// FlagMissingDayColour: part of the step's load-curve energy lies in a colour day that the
+	// TEMPO tariff's calendar lacks: it counts in the total, under no heading, and the step has
+	// no cost.
+	FlagMissingDayColour = "MISSING_DAY_COLOUR"
 )
 
 // Units of the response.
@@ -96,7 +100,7 @@ type Consumption struct {
 	Cost            *Cost            `json:"cost,omitempty" doc:"Absent when the site has no tariff, with option withoutCost, or when the step has no data."`
 	CarbonFootprint *CarbonFootprint `json:"carbonFootprint,omitempty" doc:"Present with option withCarbonFootprint."`
 	Quality         float64          `json:"quality" doc:"Percentage (0-100) of the step's duration covered by real data (not estimated, reliability 0)."`
-	ErrorFlags      []string         `json:"errorFlags" doc:"NEGATIVE_CONSUMPTION, MISSING_DATA, METER_CHANGE, UNRELIABLE_LOAD_CURVE; gas: MISSING_CONVERSION_FACTOR."`
+	ErrorFlags      []string         `json:"errorFlags" doc:"NEGATIVE_CONSUMPTION, MISSING_DATA, METER_CHANGE, UNRELIABLE_LOAD_CURVE, MISSING_DAY_COLOUR (TEMPO: load-curve energy in a colour day the calendar lacks; no cost); gas: MISSING_CONVERSION_FACTOR."`
 	IndexNatures    []string         `json:"indexNatures" doc:"Natures of the readings used."`
 	Status          string           `json:"status" enum:"COMPLETE,PARTIAL,NO_DATA"`
 	Nature          string           `json:"nature" enum:"REAL,ESTIMATED"`

@@ -32,6 +32,11 @@ type curveEnergy struct {
 // (nil when the answer is not priced), to the step's sums: its energy to the heading's W·s, its
 // cost at the day's price of the heading (none when the heading has no price that day).
 func (b *itemBuilder) addCurvePiece(s *stepSums, heading string, day *localDay, ws int64) {
+	if heading == missingColourHeading { // in the total, under no heading, not priced
+		s.uncoloured += ws
+		s.missingColour = true
+		return
+	}
 	i := 0
 	for i < len(s.curve) && s.curve[i].heading != heading {
 		i++

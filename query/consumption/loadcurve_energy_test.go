@@ -29,7 +29,7 @@ func TestLoadCurveEnergyInWholeWattSeconds(t *testing.T) {
 	}
 	steps := []Step{{start, start.Add(2 * time.Hour)}}
 	b := &itemBuilder{loc: parisLoc, tariff: tariff, ratios: true, perWh: 1, energyDecimals: energyDecimals, pricing: newPricing(tariff, parisLoc)}
-	it := b.build(steps[0], loadCurvePieces(points, steps, newTimeOfUse(tariff, parisLoc))[0])
+	it := b.build(steps[0], loadCurvePieces(points, steps, newTimeOfUse(tariff, parisLoc, nil))[0])
 	if got := it.EnergyMeter.ByTariffHeading; got["HC"] != 1000 || got["HP"] != 1000 || *it.EnergyMeter.Total != 2000 {
 		t.Errorf("energy %v total %v, want HC 1000, HP 1000, total 2000", got, *it.EnergyMeter.Total)
 	}

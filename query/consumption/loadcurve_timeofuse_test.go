@@ -30,7 +30,7 @@ func TestTimeOfUseAcrossDST(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tou := newTimeOfUse(c.tariff, parisLoc)
+			tou := newTimeOfUse(c.tariff, parisLoc, nil)
 			got := map[string]time.Duration{}
 			last := c.from
 			tou.split(c.from, c.to, func(a, b time.Time, h string) {

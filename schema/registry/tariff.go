@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -25,7 +26,19 @@ type Tariff struct {
 	Prices            []PricePeriod          `json:"prices"`
 	StandingCharges   []StandingChargePeriod `json:"standingCharges,omitempty"`
 	CarbonCoefficient *float64               `json:"carbonCoefficient,omitempty"`
+	// SubscribedPowerKva is the power the standing charge buys (1 kVA counts as 1,000 W of
+	// daily max power); nil when the tariff does not say.
+	SubscribedPowerKva *int `json:"subscribedPowerKva,omitempty"`
+	// DayColourCalendarID names the day-colour calendar (TEMPO only) whose colour days select
+	// the timeOfUse entries that carry a dayColour.
+	DayColourCalendarID string `json:"dayColourCalendarId,omitempty"`
 }
+
+// Bounds of a tariff's subscribed power, in kVA.
+const (
+	MinSubscribedPowerKva = 1
+	MaxSubscribedPowerKva = 36
+)
 
 // TimeOfUse sends load-curve energy between local times From and To (To may be before From:
 // the range crosses midnight) to Heading.
@@ -33,6 +46,9 @@ type TimeOfUse struct {
 	From    string `json:"from"`
 	To      string `json:"to"`
 	Heading string `json:"heading"`
+	// DayColour, when set, limits the entry to the colour days of that colour (BLUE, WHITE or
+	// RED) of the tariff's day-colour calendar.
+	DayColour string `json:"dayColour,omitempty"`
 }
 
 // PricePeriod gives EUR/kWh per heading from ValidFrom (yyyy-MM-dd) on.
@@ -167,6 +183,30 @@ func (t Tariff) Validate() error {
 		if !headings[r.Heading] {
 			return fieldErr(f+".heading", "heading %q is not one of dialHeadings' headings", r.Heading)
 		}
+		if r.DayColour != "" {
+			if err := oneOf(f+".dayColour", r.DayColour, DayColours...); err != nil {
+				return err
+			}
+			if t.DayColourCalendarID == "" {
+				return fieldErr(f+".dayColour", "needs the tariff's dayColourCalendarId (the calendar that gives each date its colour)")
+			}
+		}
+	}
+	if kva := t.SubscribedPowerKva; kva != nil {
+		if t.Option == OptionGas {
+			return fieldErr("subscribedPowerKva", "a gas tariff has no subscribed power")
+		}
+		if *kva < MinSubscribedPowerKva || *kva > MaxSubscribedPowerKva {
+			return fieldErr("subscribedPowerKva", "must be a whole number of kVA from %d to %d (got %d)", MinSubscribedPowerKva, MaxSubscribedPowerKva, *kva)
+		}
+	}
+	if t.DayColourCalendarID != "" {
+		if t.Option != OptionTempo {
+			return fieldErr("dayColourCalendarId", "only a TEMPO tariff has a day-colour calendar (option is %s)", t.Option)
+		}
+		if err := validID("dayColourCalendarId", t.DayColourCalendarID); err != nil {
+			return err
+		}
 	}
 	if len(t.Prices) == 0 {
 		return fieldErr("prices", "at least one price period is required")
@@ -246,6 +286,13 @@ func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
 	t.fillDefaultHeading()
 	if err := t.Validate(); err != nil {
 		return err
+	}
+	if id := t.DayColourCalendarID; id != "" {
+		if _, err := s.DayColourCalendar(ctx, t.TenantID, id); errors.Is(err, ErrNotFound) {
+			return fieldErr("dayColourCalendarId", "day-colour calendar %q does not exist", id)
+		} else if err != nil {
+			return err
+		}
 	}
 	t.Normalize()
 	def, err := json.Marshal(t)

@@ -29,6 +29,9 @@ const (
 	Tariffs          = "tariffs"
 	WeatherStations  = "weather_stations"
 	HeatingSchedules = "heating_schedules"
+	// Day-colour calendars (TEMPO) and the colour of each of their dates (migration 0030).
+	DayColourCalendars = "day_colour_calendars"
+	DayColours         = "day_colours"
 )
 
 // Everything else the service writes: weather, jobs and their archives, targets and their
