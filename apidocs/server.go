@@ -117,6 +117,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerHeatingSchedule(api, cfg.Registry)
 	registerComparison(api, cfg.Registry, cfg.Comparisons)
 	registerConsumption(api, cfg.Registry, cfg.Consumptions)
+	registerContractOptimizer(api, cfg.Registry)
 	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)
 	registerTargets(api, cfg.Registry, cfg.Targets, cfg.Outbox)

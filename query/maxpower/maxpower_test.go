@@ -71,10 +71,10 @@ func maxPowerSite(t *testing.T) (*Engine, registry.Site) {
 	insertMaxPowers(t, db, "S1",
 		reading{at("2025-03-01T12:00"), gen, 5000},
 		reading{at("2025-03-15T19:00"), gen, 6500},
-		reading{at("2025-03-30T23:30"), gen, 5800}, // 21:30 UTC: 30 March in Paris
-		reading{at("2025-03-31T00:30"), gen, 7200}, // 22:30 UTC on the 30th, but 31 March in Paris …
+		reading{at("2025-03-30T23:30"), gen, 5800},                // 21:30 UTC: 30 March in Paris
+		reading{at("2025-03-31T00:30"), gen, 7200},                // 22:30 UTC on the 30th, but 31 March in Paris …
 		reading{at("2025-03-31T00:30"), gen.Add(time.Hour), 6100}, // … re-sent, corrected: this one wins
-		reading{at("2025-04-10T08:00"), gen, 6000}, // exactly 6 kVA: no overrun
+		reading{at("2025-04-10T08:00"), gen, 6000},                // exactly 6 kVA: no overrun
 		reading{at("2025-04-20T08:00"), gen, 6000},
 		reading{at("2025-05-01T00:00"), gen, 9000}, // the first instant after the period: left out
 	)
