@@ -11,4 +11,5 @@ import (
 func registerContractOptimizer(api huma.API, reg *registry.Store) {
 	registerMaxPowers(api, reg)
 	registerDayColourCalendars(api, reg)
+	registerTariffSimulations(api, reg)
 }

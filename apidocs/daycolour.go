@@ -18,22 +18,22 @@ type DayColourCalendarBody struct {
 	DayStartsAt string `json:"dayStartsAt" doc:"Local time (HH:MM, site's time zone) at which a colour day starts on its date; it ends at the same time the next date (RTE's Tempo day runs 06:00 to 06:00)" example:"06:00"`
 }
 
-type calendarIDParam struct {
+type CalendarIDParam struct {
 	CalendarID string `path:"calendarId" doc:"Calendar identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit" example:"TEMPO"`
 }
 
 type putCalendarInput struct {
-	calendarIDParam
+	CalendarIDParam
 	Body DayColourCalendarBody
 }
 
 type putDayColoursInput struct {
-	calendarIDParam
+	CalendarIDParam
 	Body []registry.DayColour `maxItems:"1500"`
 }
 
 type getDayColoursInput struct {
-	calendarIDParam
+	CalendarIDParam
 	From string `query:"from" required:"true" doc:"First date (yyyy-MM-dd), included" example:"2025-01-01"`
 	To   string `query:"to" required:"true" doc:"Last date (yyyy-MM-dd), excluded" example:"2025-02-01"`
 }
@@ -86,7 +86,7 @@ func (h *dayColourHandler) putCalendar(ctx context.Context, in *putCalendarInput
 	return &resourceOutput[DayColourCalendarBody]{Body: calendarBody(c)}, nil
 }
 
-func (h *dayColourHandler) getCalendar(ctx context.Context, in *calendarIDParam) (*resourceOutput[DayColourCalendarBody], error) {
+func (h *dayColourHandler) getCalendar(ctx context.Context, in *CalendarIDParam) (*resourceOutput[DayColourCalendarBody], error) {
 	return readResource(ctx, "day-colour calendar", in.CalendarID, h.reg.DayColourCalendar, calendarBody)
 }
 

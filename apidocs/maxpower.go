@@ -50,7 +50,7 @@ type maxPowerHandler struct {
 func registerMaxPowers(api huma.API, reg *registry.Store) {
 	h := &maxPowerHandler{sites: reg.Directory,
 		cached: maxpower.NewCached(maxpower.NewEngine(reg.DB(), reg), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)}
-	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[maxpower.Result](), true, "MaxPowerResult")
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[maxpower.Answer](), true, "MaxPowerResult")
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-elec-max-powers", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/max-powers",
 		Tags: []string{"Consumption"}, Summary: "Daily max powers of a site", Description: maxPowerDescription,

@@ -155,7 +155,7 @@ func (f *fixture) insert(sql string, rows func(add func(...any))) {
 }
 
 // simulate runs the simulation of the week with the named candidates.
-func (f *fixture) simulate(ids ...string) (*Result, error) {
+func (f *fixture) simulate(ids ...string) (*Simulations, error) {
 	f.t.Helper()
 	var cands []registry.Tariff
 	for _, id := range ids {

@@ -35,7 +35,7 @@ const (
 	SourceLoadCurve = "LOAD_CURVE"
 )
 
-// Simulation statuses.
+// TariffSimulation statuses.
 const (
 	StatusOK                = "OK"
 	StatusInsufficientPower = "INSUFFICIENT_POWER"
@@ -69,7 +69,7 @@ func NewEngine(db *schema.DB, reg *registry.Store, cons *consumption.Engine) *En
 }
 
 // Compute simulates req's candidates and the site's own tariff on the site's data.
-func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*Result, error) {
+func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*Simulations, error) {
 	loc := site.Location()
 	start, end := req.Start.In(loc), req.End.In(loc)
 	ref, err := e.reference(ctx, site)
@@ -91,7 +91,7 @@ func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	res := &Result{Period: consumption.Period{StartTime: start, EndTime: end}, Simulations: make([]Simulation, len(tariffs))}
+	res := &Simulations{Period: consumption.Period{StartTime: start, EndTime: end}, Simulations: make([]TariffSimulation, len(tariffs))}
 	if ref != nil {
 		res.Reference = &ref.TariffID
 	}
@@ -180,9 +180,9 @@ func sameSchedule(a, b []registry.TimeOfUse) bool {
 
 // simulate is the item of tariff t priced on energy e, with its power check against the
 // site's daily max powers.
-func simulate(t *registry.Tariff, e consumption.PricedEnergy, daily []maxpower.Daily, start time.Time, loc *time.Location) Simulation {
-	s := Simulation{TariffID: t.TariffID, Option: t.Option, SubscribedPowerKva: t.SubscribedPowerKva, Status: StatusOK,
-		EnergyMeter: Energy{Total: round(e.Wh, 3), ByTariffHeading: roundAll(e.ByHeading, 3)}}
+func simulate(t *registry.Tariff, e consumption.PricedEnergy, daily []maxpower.Daily, start time.Time, loc *time.Location) TariffSimulation {
+	s := TariffSimulation{TariffID: t.TariffID, Option: t.Option, SubscribedPowerKva: t.SubscribedPowerKva, Status: StatusOK,
+		EnergyMeter: SimulatedEnergy{Total: round(e.Wh, 3), ByTariffHeading: roundAll(e.ByHeading, 3)}}
 	if kva := t.SubscribedPowerKva; kva != nil && len(daily) > 0 {
 		n := maxpower.Overruns(daily, *kva)
 		s.OverrunDays = &n
@@ -194,7 +194,7 @@ func simulate(t *registry.Tariff, e consumption.PricedEnergy, daily []maxpower.D
 		s.Status, s.Reason = StatusNotComputable, reason
 		return s
 	}
-	s.Cost = &Cost{Total: round(e.EnergyCost+e.StandingCharge, 2), Energy: round(e.EnergyCost, 2),
+	s.Cost = &SimulatedCost{Total: round(e.EnergyCost+e.StandingCharge, 2), Energy: round(e.EnergyCost, 2),
 		StandingCharge: round(e.StandingCharge, 2), ByTariffHeading: roundAll(e.CostByHeading, 2)}
 	return s
 }
@@ -224,7 +224,7 @@ func firstValidFrom(t *registry.Tariff) string {
 
 // rank sorts the simulations by cost (ties in request order, the not computable last), marks
 // the cheapest OK one and gives each its difference against the reference's cost.
-func rank(sims []Simulation, ref *registry.Tariff) {
+func rank(sims []TariffSimulation, ref *registry.Tariff) {
 	sort.SliceStable(sims, func(i, j int) bool {
 		a, b := sims[i].Cost, sims[j].Cost
 		switch {
@@ -243,7 +243,7 @@ func rank(sims []Simulation, ref *registry.Tariff) {
 	if ref == nil {
 		return
 	}
-	var refCost *Cost
+	var refCost *SimulatedCost
 	for _, s := range sims {
 		if s.TariffID == ref.TariffID {
 			refCost = s.Cost
@@ -257,7 +257,7 @@ func rank(sims []Simulation, ref *registry.Tariff) {
 			continue
 		}
 		diff := round(sims[i].Cost.Total-refCost.Total, 2)
-		d := &Difference{Cost: diff}
+		d := &CostDifference{Cost: diff}
 		if refCost.Total != 0 {
 			rate := round(100*diff/refCost.Total, 2)
 			d.Rate = &rate

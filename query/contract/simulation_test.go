@@ -95,7 +95,7 @@ func (f *fixture) tariffs(ids ...string) []registry.Tariff {
 	return out
 }
 
-func checkJSON(t *testing.T, res *Result, want string) {
+func checkJSON(t *testing.T, res *Simulations, want string) {
 	t.Helper()
 	b, err := json.Marshal(res)
 	if err != nil {

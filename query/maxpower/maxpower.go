@@ -23,18 +23,18 @@ type Request struct {
 // Unit of max powers.
 const UnitWatt = "W"
 
-// Result is the answer.
-type Result struct {
+// Answer is the answer.
+type Answer struct {
 	Period             consumption.Period  `json:"period" doc:"Requested period (timestamps with the site's offset)."`
 	ComputationPeriod  *consumption.Period `json:"computationPeriod,omitempty" doc:"Present when the period holds more than 1,200 steps: the period of the first 1,200, returned; continue from its endTime."`
 	Step               string              `json:"step" doc:"ISO 8601 duration of the step." example:"P1M"`
 	Unit               string              `json:"unit" example:"W"`
 	SubscribedPowerKva *int                `json:"subscribedPowerKva" doc:"The subscribed power of the site's tariff; null when the tariff has none or the site no tariff." example:"9"`
-	MaxPowers          []Item              `json:"maxPowers"`
+	MaxPowers          []StepMaxPower      `json:"maxPowers"`
 }
 
-// Item is one step.
-type Item struct {
+// StepMaxPower is one step.
+type StepMaxPower struct {
 	Period      consumption.Period `json:"period"`
 	Value       *int64             `json:"value" doc:"The highest daily max power (W) of the step's local dates; null without reading." example:"7420"`
 	Date        *string            `json:"date" doc:"The first local date (yyyy-MM-dd) that reached value; null without reading." example:"2025-01-12"`
@@ -70,7 +70,7 @@ func SubscribedPower(ctx context.Context, reg *registry.Store, site registry.Sit
 
 // Compute answers req for the site. A local date belongs to the step in which it starts (its
 // local midnight); steps follow the site's calendar as consumption steps do.
-func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*Result, error) {
+func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*Answer, error) {
 	loc := site.Location()
 	start, end := req.Start.In(loc), req.End.In(loc)
 	steps, truncated := consumption.Steps(start, end, loc, req.StepUnit, req.StepValue, consumption.MaxSteps)
@@ -86,11 +86,11 @@ func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{
+	res := &Answer{
 		Period: consumption.Period{StartTime: start, EndTime: end},
 		Step:   consumption.FormatStep(start, end, loc, req.StepUnit, req.StepValue),
 		Unit:   UnitWatt, SubscribedPowerKva: kva,
-		MaxPowers: make([]Item, len(steps)),
+		MaxPowers: make([]StepMaxPower, len(steps)),
 	}
 	if truncated {
 		res.ComputationPeriod = &consumption.Period{StartTime: start, EndTime: windowEnd.In(loc)}
@@ -112,8 +112,8 @@ func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 }
 
 // item is the answer of one step holding dates local dates, of which days have a reading.
-func item(st consumption.Step, days []Daily, dates int, kva *int, loc *time.Location) Item {
-	it := Item{Period: consumption.Period{StartTime: st.Start.In(loc), EndTime: st.End.In(loc)}, Days: len(days), Status: consumption.StatusNoData}
+func item(st consumption.Step, days []Daily, dates int, kva *int, loc *time.Location) StepMaxPower {
+	it := StepMaxPower{Period: consumption.Period{StartTime: st.Start.In(loc), EndTime: st.End.In(loc)}, Days: len(days), Status: consumption.StatusNoData}
 	if kva != nil {
 		n := Overruns(days, *kva)
 		it.OverrunDays = &n

@@ -1,0 +1,154 @@
+package apidocs
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"energy/query/cache"
+	"energy/query/consumption"
+	"energy/query/contract"
+	"energy/schema/registry"
+)
+
+// Bounds of a tariff simulation request.
+const (
+	maxSimulatedTariffs = 20
+	maxSimulationDays   = 366
+)
+
+// TariffSimulationParams is the query of GET /v2/sites/{site-id}/fluids/elec/tariff-simulations.
+type TariffSimulationParams struct {
+	SiteID    string `path:"site-id" doc:"Site identifier" example:"SITE-1"`
+	StartTs   string `query:"startTs" required:"true" example:"2025-01-01T00:00:00" doc:"Start of the period (included), in the formats of the consumption endpoint."`
+	EndTs     string `query:"endTs" required:"true" example:"2026-01-01T00:00:00" doc:"End of the period (excluded), same formats; after startTs and at most 366 days after it."`
+	TariffIDs string `query:"tariffIds" required:"true" example:"BASE-6,BASE-9,TEMPO-9" doc:"Comma-separated ids of 1 to 20 electricity tariffs of the tenant (not GAS). The site's own tariff is always simulated as the reference."`
+}
+
+const tariffSimulationDescription = `The site's real energy over [startTs, endTs) priced under each candidate tariff and under the site's own (the reference, listed once), with each candidate's subscribed power checked against the site's daily max powers.
+
+**One energy for all.** INDEXES when the site's indexes give the period's energy (the consumption endpoint's whole-period step is not NO_DATA) and price every candidate exactly: a single-heading candidate takes the whole energy; another must map exactly the dials the indexes carry, on the site's own tariff's timeOfUse. Otherwise LOAD_CURVE: every candidate is priced from the load curve, split by its own timeOfUse and day colours as the consumption endpoint does; quality is then the share of the period covered by real points, and under 90 the answer is 422 INSUFFICIENT_DATA saying how much the load curve covers.
+
+**Cost.** Σ heading kWh × the candidate's price in force that local day, plus its standing charge prorated by day, rounded once to 0.01 EUR. NOT_COMPUTABLE (no price in force on a date, a colour day missing from the calendar) carries reason naming the first date concerned, no cost, and is listed last.
+
+**Power.** maxPower is the period's highest daily max power and its date. A candidate with subscribedPowerKva gets overrunDays (dates above kVA × 1,000 W); overrunDays > 0 makes it INSUFFICIENT_POWER.
+
+**Ranking.** Ascending cost.total, ties in request order. cheapest is true on the OK item of lowest cost. differenceVsReference: cost.total − the reference's, and that over the reference's cost in percent (null when the reference costs 0).
+
+**Errors.** 400 INVALID_PARAMETER for an unknown tariff id, a GAS tariff, more than 20 ids, a period over 366 days, or a bad timestamp; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings, tariff and calendar changes (X-Cache).`
+
+// tariffSimulationHandler serves the tariff simulations (scope read).
+type tariffSimulationHandler struct {
+	cached *contract.Cached
+	reg    *registry.Store
+}
+
+// registerTariffSimulations registers GET /v2/sites/{site-id}/fluids/elec/tariff-simulations.
+func registerTariffSimulations(api huma.API, reg *registry.Store) {
+	engine := contract.NewEngine(reg.DB(), reg, consumption.NewEngine(reg.DB(), reg, consumption.DefaultCarbonCoefficient))
+	h := &tariffSimulationHandler{reg: reg, cached: contract.NewCached(engine, reg.Versions, cache.DefaultEntries, cache.DefaultBytes)}
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[contract.Simulations](), true, "TariffSimulationResult")
+	huma.Register(api, huma.Operation{
+		OperationID: "get-site-elec-tariff-simulations", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/tariff-simulations",
+		Tags: []string{"Consumption"}, Summary: "Compare electricity tariffs on a site's real data", Description: tariffSimulationDescription,
+		Security: requireScopes(registry.ScopeRead),
+		Responses: map[string]*huma.Response{"200": {
+			Description: "Every tariff priced on the same energy, cheapest first",
+			Content:     map[string]*huma.MediaType{"application/json": {Schema: schema}},
+		}},
+	}, h.get)
+}
+
+// tariffIDs splits the tariffIds parameter: blank items ignored, repeats dropped (first kept).
+func tariffIDs(v string) ([]string, error) {
+	var ids []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" && !contains(ids, item) {
+			ids = append(ids, item)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, BadParam("query parameter tariffIds: name 1 to %d tariff ids, comma-separated", maxSimulatedTariffs)
+	}
+	if len(ids) > maxSimulatedTariffs {
+		return nil, BadParam("query parameter tariffIds: at most %d tariffs (got %d)", maxSimulatedTariffs, len(ids))
+	}
+	return ids, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *tariffSimulationHandler) get(ctx context.Context, in *TariffSimulationParams) (*consumptionOutput, error) {
+	start, err := parseStamp("startTs", in.StartTs)
+	if err != nil {
+		return nil, err
+	}
+	end, err := parseStamp("endTs", in.EndTs)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := tariffIDs(in.TariffIDs)
+	if err != nil {
+		return nil, err
+	}
+	if registry.ValidID("site-id", in.SiteID) != nil {
+		return nil, SiteNotFound(in.SiteID)
+	}
+	key := string(end.appendKey(append(start.appendKey(nil), ' '))) + " " + strings.Join(ids, ",")
+	tenant := Caller(ctx).TenantID
+	body, hit, err := h.cached.JSON(ctx, tenant, in.SiteID, key, func(ctx context.Context) (registry.Site, contract.Request, error) {
+		s, err := h.reg.Directory.Site(ctx, tenant, in.SiteID)
+		if errors.Is(err, registry.ErrNotFound) {
+			return s, contract.Request{}, SiteNotFound(in.SiteID)
+		}
+		if err != nil {
+			return s, contract.Request{}, err
+		}
+		loc := s.Location()
+		req := contract.Request{Start: start.in(loc), End: end.in(loc)}
+		if !req.End.After(req.Start) {
+			return s, req, BadParam("query parameter endTs: %s must be after startTs %s", req.End.Format(time.RFC3339), req.Start.Format(time.RFC3339))
+		}
+		if limit := consumption.AddSteps(req.Start, loc, consumption.UnitDays, maxSimulationDays); req.End.After(limit) {
+			return s, req, BadParam("query parameter endTs: the period may last at most %d days, until %s (got %s)",
+				maxSimulationDays, limit.Format(time.RFC3339), req.End.Format(time.RFC3339))
+		}
+		for _, id := range ids {
+			t, err := h.reg.Directory.Tariff(ctx, tenant, id)
+			switch {
+			case errors.Is(err, registry.ErrNotFound):
+				return s, req, BadParam("query parameter tariffIds: tariff %q does not exist", id)
+			case err != nil:
+				return s, req, err
+			case t.Option == registry.OptionGas:
+				return s, req, BadParam("query parameter tariffIds: tariff %q is a GAS tariff; only electricity tariffs can be simulated", id)
+			}
+			req.Candidates = append(req.Candidates, t)
+		}
+		return s, req, nil
+	})
+	var ie *contract.InsufficientDataError
+	if errors.As(err, &ie) {
+		return nil, Fail(http.StatusUnprocessableEntity, CodeInsufficientData, "%s", ie.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
+	if hit {
+		out.Cache = "HIT"
+	}
+	return out, nil
+}
