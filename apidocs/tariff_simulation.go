@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -14,12 +13,6 @@ import (
 	"energy/query/consumption"
 	"energy/query/contract"
 	"energy/schema/registry"
-)
-
-// Bounds of a tariff simulation request.
-const (
-	maxSimulatedTariffs = 20
-	maxSimulationDays   = 366
 )
 
 // TariffSimulationParams is the query of GET /v2/sites/{site-id}/fluids/elec/tariff-simulations.
@@ -64,32 +57,6 @@ func registerTariffSimulations(api huma.API, reg *registry.Store) {
 	}, h.get)
 }
 
-// tariffIDs splits the tariffIds parameter: blank items ignored, repeats dropped (first kept).
-func tariffIDs(v string) ([]string, error) {
-	var ids []string
-	for item := range strings.SplitSeq(v, ",") {
-		if item = strings.TrimSpace(item); item != "" && !contains(ids, item) {
-			ids = append(ids, item)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, BadParam("query parameter tariffIds: name 1 to %d tariff ids, comma-separated", maxSimulatedTariffs)
-	}
-	if len(ids) > maxSimulatedTariffs {
-		return nil, BadParam("query parameter tariffIds: at most %d tariffs (got %d)", maxSimulatedTariffs, len(ids))
-	}
-	return ids, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (h *tariffSimulationHandler) get(ctx context.Context, in *TariffSimulationParams) (*consumptionOutput, error) {
 	start, err := parseStamp("startTs", in.StartTs)
 	if err != nil {
@@ -99,9 +66,9 @@ func (h *tariffSimulationHandler) get(ctx context.Context, in *TariffSimulationP
 	if err != nil {
 		return nil, err
 	}
-	ids, err := tariffIDs(in.TariffIDs)
+	ids, err := contract.SplitTariffIDs(in.TariffIDs)
 	if err != nil {
-		return nil, err
+		return nil, requestError(err)
 	}
 	if registry.ValidID("site-id", in.SiteID) != nil {
 		return nil, SiteNotFound(in.SiteID)
@@ -117,27 +84,8 @@ func (h *tariffSimulationHandler) get(ctx context.Context, in *TariffSimulationP
 			return s, contract.Request{}, err
 		}
 		loc := s.Location()
-		req := contract.Request{Start: start.in(loc), End: end.in(loc)}
-		if !req.End.After(req.Start) {
-			return s, req, BadParam("query parameter endTs: %s must be after startTs %s", req.End.Format(time.RFC3339), req.Start.Format(time.RFC3339))
-		}
-		if limit := consumption.AddSteps(req.Start, loc, consumption.UnitDays, maxSimulationDays); req.End.After(limit) {
-			return s, req, BadParam("query parameter endTs: the period may last at most %d days, until %s (got %s)",
-				maxSimulationDays, limit.Format(time.RFC3339), req.End.Format(time.RFC3339))
-		}
-		for _, id := range ids {
-			t, err := h.reg.Directory.Tariff(ctx, tenant, id)
-			switch {
-			case errors.Is(err, registry.ErrNotFound):
-				return s, req, BadParam("query parameter tariffIds: tariff %q does not exist", id)
-			case err != nil:
-				return s, req, err
-			case t.Option == registry.OptionGas:
-				return s, req, BadParam("query parameter tariffIds: tariff %q is a GAS tariff; only electricity tariffs can be simulated", id)
-			}
-			req.Candidates = append(req.Candidates, t)
-		}
-		return s, req, nil
+		req, err := contract.NewRequest(ctx, h.reg.Directory.Tariff, tenant, loc, start.in(loc), end.in(loc), ids)
+		return s, req, requestError(err)
 	})
 	var ie *contract.InsufficientDataError
 	if errors.As(err, &ie) {
@@ -151,4 +99,13 @@ func (h *tariffSimulationHandler) get(ctx context.Context, in *TariffSimulationP
 		out.Cache = "HIT"
 	}
 	return out, nil
+}
+
+// requestError maps a request the simulation refuses to 400 INVALID_PARAMETER naming the parameter.
+func requestError(err error) error {
+	var re *contract.RequestError
+	if errors.As(err, &re) {
+		return BadParam("query parameter %s: %s", re.Param, re.Message)
+	}
+	return err
 }

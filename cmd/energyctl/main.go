@@ -32,6 +32,7 @@ type command struct {
 // commands maps "word" or "word sub" to its command (each lives in its own file).
 var commands = map[string]command{
 	"advices":          {summary: "submit a recommendation job from a JSON file, wait for it and print the advices", run: runAdvices},
+	"calendar import":  {summary: "load the colours of a day-colour calendar's dates (TEMPO) from a date,colour CSV file", run: toStdout(calendarImport)},
 	"cluster run":      {summary: "run a local ClickHouse cluster (ZooKeeper, 2 shards × 2 replicas) in the foreground until interrupted", run: toStdout(clusterRun)},
 	"daily rebuild":    {summary: "write the daily energy table (the consumption endpoint's days) for the readings already stored", run: toStdout(dailyRebuild)},
 	"demo":             {summary: "create demo sites and load a year of their readings (or write the archives with --out)", run: runDemo},
@@ -39,6 +40,7 @@ var commands = map[string]command{
 	"heating put":      {summary: "replace the heating schedule of a site (--file JSON as the API's body)", run: func(ctx context.Context, args []string) error { return heatingPut(ctx, args, os.Stdin, os.Stdout) }},
 	"notifications":    {summary: "list a target's notifications, newest first", run: toStdout(notificationList)},
 	"readings rebuild": {summary: "rebuild the index readings laid out by site (what per-site reads use) from the raw index tables", run: toStdout(readingsRebuild)},
+	"simulate":         {summary: "compare tariffs on a site's real data (--tariffs A,B,C), cheapest first", run: toStdout(simulate)},
 	"site get":         {summary: "print a site as JSON", run: toStdout(sites.getCommand)},
 	"site put":         {summary: "create or replace a site (--file JSON as the API's body, or flags)", run: toStdout(sitePut)},
 	"station get":      {summary: "print a weather station as JSON", run: toStdout(stations.getCommand)},

@@ -167,12 +167,3 @@ func (f *fixture) simulate(ids ...string) (*Simulations, error) {
 	}
 	return f.engine.Compute(context.Background(), f.site, Request{Start: at("2025-01-06T00:00"), End: at("2025-01-13T00:00"), Candidates: cands})
 }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
