@@ -252,6 +252,16 @@ Demo target of $site (THRESHOLD_OVERRUN, EMAIL and SMS to the site's contact), t
 curl -s -H 'Authorization: Bearer $token' $api/v2/sites/$site/targets/$target; echo; curl -s -H 'Authorization: Bearer $token' $api/v2/sites/$site/targets/$target/notifications
 EOF
 fi
+if [ "$site" = demo-site-1 ]; then
+  cat <<EOF
+
+Am I on the right contract? Daily max powers of $site by month (overruns of its 9 kVA), then its
+HPHC contract against BASE 6 and 9 kVA and TEMPO 9 kVA on last year's real data, cheapest first:
+curl -s -H 'Authorization: Bearer $token' '$api/v2/sites/$site/fluids/elec/max-powers?startTs=$((year - 1))-01-01T00:00:00&endTs=$year-01-01T00:00:00&stepUnit=MONTHS'
+curl -s -H 'Authorization: Bearer $token' '$api/v2/sites/$site/fluids/elec/tariff-simulations?startTs=$((year - 1))-01-01T00:00:00&endTs=$year-01-01T00:00:00&tariffIds=demo-base-6kva,demo-base-9kva,demo-tempo-9kva'
+The same as a table: bin/energyctl simulate $site --tenant $tenant --data-dir var --tariffs demo-base-6kva,demo-base-9kva,demo-tempo-9kva --from $((year - 1))-01-01 --to $year-01-01
+EOF
+fi
 if [ -n "$advice_listen" ]; then
   cat <<EOF
 

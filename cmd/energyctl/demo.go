@@ -229,7 +229,8 @@ func demoTariff(id string, year int) map[string]any {
 			{"validFrom": fmt.Sprintf("%d-02-01", year-10), "yearly": map[string]float64{"subscription": 151.20, "cta": 21.35}},
 			{"validFrom": fmt.Sprintf("%d-02-01", year), "yearly": map[string]float64{"subscription": 155.88, "cta": 21.35}},
 		},
-		"carbonCoefficient": 0.052,
+		"carbonCoefficient":  0.052,
+		"subscribedPowerKva": 9,
 	}
 }
 
@@ -268,6 +269,9 @@ func putDemoReferences(ctx context.Context, c *apiClient, o demoOptions, sites [
 	}
 	if err := put(demoGasTariffID(o), demoGasTariff(o.year), tariff); err != nil {
 		return fmt.Errorf("create gas tariff %s: %w", demoGasTariffID(o), err)
+	}
+	if err := putDemoContracts(ctx, c, o.year-o.years+1, o.year); err != nil {
+		return err
 	}
 	station := map[string]any{"name": "Paris-Orly (demo)", "latitude": 48.7167, "longitude": 2.3844}
 	if err := put(o.station, station, func(id string, body io.Reader) (answer, error) {

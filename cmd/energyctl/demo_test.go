@@ -170,6 +170,7 @@ func TestDemoLoadsThroughTheService(t *testing.T) {
 	// generating balance point exactly and the base and slope within 0.1 %, with R² above 0.9999,
 	// over the demo year's 365 days.
 	checkDemoBudget(t, srv.URL, token, year)
+	checkDemoSimulation(t, srv.URL, token, year)
 	checkDemoTarget(t, ctx, c, db, o, series[0])
 }
 
