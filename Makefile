@@ -116,6 +116,13 @@ wrk:
 	    apt-get update -qq && apt-get install -y -qq wrk >/dev/null; \
 	  else echo "wrk is not installed (apt-get install wrk): cached throughput by the Go generator only"; fi; }
 
+# Tariff simulation: 10 candidates over one site-year of 30-minute load curve, computed and
+# cached, on a ClickHouse the benchmark launches under var/bench-simulation (about a minute);
+# writes bench/results/simulation.md.
+.PHONY: bench-simulation
+bench-simulation: clickhouse-server
+	$(GO) run ./bench/cmd/simbench --out bench/results/simulation.md
+
 # The yearly comparison's row of make bench alone (computed with the stations' daily means cached
 # and after a weather change, against MONTHS, and cached; about 20 s on the reused data set);
 # writes bench/results/comparison.md.

@@ -95,28 +95,30 @@ func (c *Engine) LoadCurveUnder(ctx context.Context, site registry.Site, start, 
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	type candidate struct {
-		t       *registry.Tariff
-		tou     *timeOfUse
-		b       *itemBuilder
-		s       stepSums
-		missing time.Time // the first instant in a colour day the calendar lacks
-	}
-	cands := make([]candidate, len(tariffs))
+	colours := make([]*registry.ColourDays, len(tariffs))
 	calendars := map[string]*registry.ColourDays{}
 	for i, t := range tariffs {
-		var colours *registry.ColourDays
 		if id := t.DayColourCalendarID; id != "" {
-			if colours = calendars[id]; colours == nil {
-				if colours, err = c.colourDays(ctx, site, id, start, end, loc); err != nil {
+			if calendars[id] == nil {
+				if calendars[id], err = c.colourDays(ctx, site, id, start, end, loc); err != nil {
 					return nil, 0, 0, err
 				}
-				calendars[id] = colours
 			}
+			colours[i] = calendars[id]
 		}
-		cands[i] = candidate{t: t, tou: newTimeOfUse(t, loc, colours), b: &itemBuilder{loc: loc, tariff: t, pricing: newPricing(t, loc), perWh: 1}}
 	}
-	var spans, realSpans []timeSpan
+	out, quality, covered = priceLoadCurve(points, start, end, loc, tariffs, colours)
+	return out, quality, covered, nil
+}
+
+// priceLoadCurve is LoadCurveUnder's pass over the points (sorted by pod and begin), colours[i]
+// being the colour days of tariffs[i] (nil without calendar).
+func priceLoadCurve(points []loadCurvePoint, start, end time.Time, loc *time.Location, tariffs []*registry.Tariff, colours []*registry.ColourDays) (out []PricedEnergy, quality, covered float64) {
+	cands := make([]curveCandidate, len(tariffs))
+	for i, t := range tariffs {
+		cands[i] = curveCandidate{t: t, tou: newTimeOfUse(t, loc, colours[i]), b: &itemBuilder{loc: loc, tariff: t, pricing: newPricing(t, loc), perWh: 1}}
+	}
+	spans, realSpans := make([]timeSpan, 0, len(points)), make([]timeSpan, 0, len(points))
 	for _, p := range points {
 		from, to := maxTime(p.begin, start), minTime(p.end, end)
 		if !to.After(from) {
@@ -126,8 +128,23 @@ func (c *Engine) LoadCurveUnder(ctx context.Context, site registry.Site, start, 
 		if !p.unreliable {
 			realSpans = append(realSpans, timeSpan{from, to})
 		}
+		fromU, toU := from.Unix(), to.Unix()
+		ws := wattSeconds(p.watts, to.Sub(from))
 		for i := range cands {
 			cd := &cands[i]
+			if fromU < cd.seg.from || fromU >= cd.seg.to { // the segment holding the point's start
+				cd.flush()
+				cd.seg = cd.tou.segmentAt(from)
+				cd.day = cd.b.pricing.day(from)
+			}
+			if toU <= cd.seg.to && from.Sub(to)%time.Second == 0 { // most points: inside one heading's segment
+				if cd.seg.heading == missingColourHeading && cd.missing.IsZero() {
+					cd.missing = from
+				}
+				cd.ws += ws // priced once per segment: W·s add up exactly
+				continue
+			}
+			cd.flush()
 			cd.tou.split(from, to, func(a, b time.Time, heading string) {
 				if heading == missingColourHeading && cd.missing.IsZero() {
 					cd.missing = a
@@ -142,13 +159,14 @@ func (c *Engine) LoadCurveUnder(ctx context.Context, site registry.Site, start, 
 	out = make([]PricedEnergy, len(cands))
 	for i := range cands {
 		cd := &cands[i]
+		cd.flush()
 		addCurveEnergy(&cd.s)
 		out[i] = priced(cd.t, cd.b.pricing, &cd.s, start, end)
 		if !cd.missing.IsZero() {
 			out[i].MissingColour = cd.tou.colourDate(cd.missing)
 		}
 	}
-	return out, quality, covered, nil
+	return out, quality, covered
 }
 
 // colourDate is the date (yyyy-MM-dd) of the colour day holding instant: its local date, or
@@ -160,4 +178,47 @@ func (t *timeOfUse) colourDate(instant time.Time) string {
 		d--
 	}
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+}
+
+// curveCandidate is one tariff's sums in the pass over the points.
+type curveCandidate struct {
+	t       *registry.Tariff
+	tou     *timeOfUse
+	b       *itemBuilder
+	s       stepSums
+	missing time.Time   // the first instant in a colour day the calendar lacks
+	seg     unixSegment // the last segment looked up
+	day     *localDay   // its local day
+	ws      int64       // W·s of the points inside seg not yet added
+}
+
+// flush adds the W·s gathered inside the current segment, priced at its day's price.
+func (c *curveCandidate) flush() {
+	if c.ws != 0 {
+		c.b.addCurvePiece(&c.s, c.seg.heading, c.day, c.ws)
+		c.ws = 0
+	}
+}
+
+// unixSegment is a part of a local day under one heading, [from, to) in Unix seconds.
+type unixSegment struct {
+	from, to int64
+	heading  string
+}
+
+// segmentAt is the segment of the day schedule holding instant (never crossing a local
+// midnight); an instant the schedule does not cover gets the fallback heading up to the next
+// segment or the day's end.
+func (t *timeOfUse) segmentAt(instant time.Time) unixSegment {
+	d := t.day(instant)
+	end := d.end
+	for _, seg := range d.segments {
+		if !instant.Before(seg.start) && instant.Before(seg.end) {
+			return unixSegment{seg.start.Unix(), seg.end.Unix(), seg.heading}
+		}
+		if seg.start.After(instant) && seg.start.Before(end) {
+			end = seg.start
+		}
+	}
+	return unixSegment{instant.Unix(), end.Unix(), t.fallback}
 }

@@ -79,12 +79,20 @@ func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	tariffs := candidates(req.Candidates, ref)
 	var daily []maxpower.Daily
 	var idx *consumption.IndexEnergy
+	var curve curveEnergy
+	// When a candidate's schedule already rules the indexes out, the load curve is read at once,
+	// beside the max powers, and the indexes not at all.
+	curveOnly := needsLoadCurve(ref, tariffs)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		daily, err = maxpower.ReadDaily(gctx, e.db, site.TenantID, site.SiteID, loc, start, end)
 		return err
 	})
 	g.Go(func() (err error) {
+		if curveOnly {
+			curve.energies, curve.quality, curve.covered, err = e.consumption.LoadCurveUnder(gctx, site, start, end, tariffs)
+			return err
+		}
 		idx, err = e.consumption.ReadIndexEnergy(gctx, site, start, end)
 		return err
 	})
@@ -99,21 +107,22 @@ func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		res.MaxPower = &PowerPeak{Value: p.Watts, Date: p.DateString()}
 	}
 	var energies []consumption.PricedEnergy
-	if fromIndexes(idx, ref, tariffs) {
+	if !curveOnly && fromIndexes(idx, ref, tariffs) {
 		res.EnergySource, res.Quality = SourceIndexes, idx.Item.Quality
 		for _, t := range tariffs {
 			energies = append(energies, idx.Under(t))
 		}
 	} else {
-		var quality, covered float64
-		energies, quality, covered, err = e.consumption.LoadCurveUnder(ctx, site, start, end, tariffs)
-		if err != nil {
-			return nil, err
+		if !curveOnly {
+			if curve.energies, curve.quality, curve.covered, err = e.consumption.LoadCurveUnder(ctx, site, start, end, tariffs); err != nil {
+				return nil, err
+			}
 		}
-		if quality < MinLoadCurveQuality {
-			return nil, &InsufficientDataError{Quality: quality, Covered: covered}
+		if curve.quality < MinLoadCurveQuality {
+			return nil, &InsufficientDataError{Quality: curve.quality, Covered: curve.covered}
 		}
-		res.EnergySource, res.Quality = SourceLoadCurve, quality
+		energies = curve.energies
+		res.EnergySource, res.Quality = SourceLoadCurve, curve.quality
 	}
 	for i, t := range tariffs {
 		res.Simulations[i] = simulate(t, energies[i], daily, start, loc)
@@ -147,6 +156,24 @@ func candidates(named []registry.Tariff, ref *registry.Tariff) []*registry.Tarif
 		out = append(out, ref)
 	}
 	return out
+}
+
+// curveEnergy is the load curve priced under every tariff, with its coverage (percent).
+type curveEnergy struct {
+	energies         []consumption.PricedEnergy
+	quality, covered float64
+}
+
+// needsLoadCurve tells whether some tariff cannot be priced from indexes whatever they hold: it
+// has more than one heading on another schedule than the site's own tariff (or the site has
+// none).
+func needsLoadCurve(ref *registry.Tariff, tariffs []*registry.Tariff) bool {
+	for _, t := range tariffs {
+		if len(t.Headings()) > 1 && (ref == nil || !sameSchedule(t.TimeOfUse, ref.TimeOfUse)) {
+			return true
+		}
+	}
+	return false
 }
 
 // fromIndexes tells whether the site's indexes give the period's energy and price every tariff
