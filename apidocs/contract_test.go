@@ -118,6 +118,13 @@ func TestContract(t *testing.T) {
 		}
 	}
 	budget.gasReadings(t, h, "GASSITE")
+	// A day of load curve of S1 that a tariff simulation prices.
+	paris, _ := time.LoadLocation("Europe/Paris")
+	var points [][]any
+	for p := time.Date(2023, 6, 1, 0, 0, 0, 0, paris); p.Before(time.Date(2023, 6, 2, 0, 0, 0, 0, paris)); p = p.Add(30 * time.Minute) {
+		points = append(points, []any{"acme", "S1", "PDL1", p.UTC(), p.Add(30 * time.Minute).UTC(), p.UTC(), int64(800), uint8(0), time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC), "j"})
+	}
+	h.insertRows("INSERT INTO load_curve_points (tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id)", points...)
 	archive := tarGz(t, "indexes.json", `{"smartElecIndexes":[{"siteId":"S1","podId":"PDL-1","nature":"MKT_SMART_DISTRIBUTOR","ts":"2024-01-01T00:00:00Z","generationTs":"2024-01-01T04:00:00Z","value":{"1":100}}],`+
 		`"cyclicGasIndexes":[{"siteId":"S1","podId":"GAS-1","nature":"MKT_CYCLIC_DISTRIBUTOR","ts":"2023-12-31T23:00:00Z","generationTs":"2024-01-03T00:00:00Z","value":100,"unit":"m3","conversionFactors":{"kWh":11.2}},`+
 		`{"siteId":"S1","podId":"GAS-1","nature":"MKT_CYCLIC_DISTRIBUTOR","ts":"2024-01-01T23:00:00Z","generationTs":"2024-01-03T00:00:00Z","value":112,"unit":"m3","conversionFactors":{"kWh":11.2}}]}`)
@@ -194,6 +201,21 @@ func TestContract(t *testing.T) {
 		{op: "list-jobs", method: "GET", path: "/v2/smt-jobs?beginTs=2024-01-01T00:00:00Z&endTs=2024-03-01T00:00:00Z", token: collector, want: 400, comment: "PERIOD_TOO_LONG"},
 		{op: "list-jobs", method: "GET", path: "/v2/smt-jobs", token: "etk_0123456789abcdef_unknown", want: 401},
 
+		{op: "put-day-colour-calendar", method: "PUT", path: "/v1/day-colour-calendars/TEMPO", token: h.admin, ctype: jsonType, body: []byte(`{"name":"Tempo","dayStartsAt":"06:00"}`), want: 200},
+		{op: "put-day-colour-calendar", method: "PUT", path: "/v1/day-colour-calendars/TEMPO", token: h.admin, ctype: jsonType, body: []byte(`{"name":"Tempo","dayStartsAt":"6h"}`), want: 400, comment: "dayStartsAt not HH:MM"},
+		{op: "get-day-colour-calendar", method: "GET", path: "/v1/day-colour-calendars/TEMPO", token: h.admin, want: 200},
+		{op: "get-day-colour-calendar", method: "GET", path: "/v1/day-colour-calendars/NOPE", token: h.admin, want: 404},
+		{op: "put-day-colours", method: "PUT", path: "/v1/day-colour-calendars/TEMPO/days", token: h.admin, ctype: jsonType, body: []byte(`[{"date":"2023-06-01","colour":"BLUE"}]`), want: 200},
+		{op: "put-day-colours", method: "PUT", path: "/v1/day-colour-calendars/TEMPO/days", token: h.admin, ctype: jsonType, body: []byte(`[{"date":"2023-06-01","colour":"PINK"}]`), want: 400, comment: "unknown colour"},
+		{op: "get-day-colours", method: "GET", path: "/v1/day-colour-calendars/TEMPO/days?from=2023-06-01&to=2023-07-01", token: h.admin, want: 200},
+		{op: "get-day-colours", method: "GET", path: "/v1/day-colour-calendars/TEMPO/days?from=June&to=2023-07-01", token: h.admin, want: 400, comment: "from not a date"},
+		{op: "get-site-elec-max-powers", method: "GET", path: "/v2/sites/S1/fluids/elec/max-powers?startTs=2023-06-01T00:00:00&endTs=2023-07-01T00:00:00&stepUnit=DAYS", token: reader, want: 200},
+		{op: "get-site-elec-max-powers", method: "GET", path: "/v2/sites/S1/fluids/elec/max-powers?startTs=2023-06-01T00:00:00&endTs=2023-07-01T00:00:00&stepUnit=HOURS", token: reader, want: 400, breaks: true, comment: "stepUnit not in the enum"},
+		{op: "get-site-elec-max-powers", method: "GET", path: "/v2/sites/NOPE/fluids/elec/max-powers?startTs=2023-06-01T00:00:00&endTs=2023-07-01T00:00:00", token: reader, want: 404},
+		{op: "get-site-elec-tariff-simulations", method: "GET", path: "/v2/sites/S1/fluids/elec/tariff-simulations?startTs=2023-06-01T00:00:00&endTs=2023-06-02T00:00:00&tariffIds=HPHC-2024", token: reader, want: 200},
+		{op: "get-site-elec-tariff-simulations", method: "GET", path: "/v2/sites/S1/fluids/elec/tariff-simulations?startTs=2023-06-01T00:00:00&endTs=2023-06-02T00:00:00&tariffIds=GAS-2024", token: reader, want: 400, comment: "a GAS tariff"},
+		{op: "get-site-elec-tariff-simulations", method: "GET", path: "/v2/sites/S1/fluids/elec/tariff-simulations?startTs=2023-07-01T00:00:00&endTs=2023-07-02T00:00:00&tariffIds=HPHC-2024", token: reader, want: 422, comment: "no data: INSUFFICIENT_DATA"},
+		{op: "get-site-elec-tariff-simulations", method: "GET", path: "/v2/sites/NOPE/fluids/elec/tariff-simulations?startTs=2023-06-01T00:00:00&endTs=2023-06-02T00:00:00&tariffIds=HPHC-2024", token: reader, want: 404},
 		{op: "get-site-elec-consumptions", method: "GET", path: consumption, token: reader, want: 200},
 		{op: "get-site-elec-consumptions", method: "GET", path: consumption + "&stepValue=0", token: reader, want: 400, breaks: true, comment: "stepValue below 1"},
 		{op: "get-site-elec-consumptions", method: "GET", path: consumption + "&indexStrategy=SOMETIMES", token: reader, want: 400, breaks: true, comment: "indexStrategy not in the enum"},

@@ -49,7 +49,7 @@ func registerTariffSimulations(api huma.API, reg *registry.Store) {
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-elec-tariff-simulations", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/tariff-simulations",
 		Tags: []string{"Consumption"}, Summary: "Compare electricity tariffs on a site's real data", Description: tariffSimulationDescription,
-		Security: requireScopes(registry.ScopeRead),
+		Security: requireScopes(registry.ScopeRead), Errors: []int{http.StatusUnprocessableEntity},
 		Responses: map[string]*huma.Response{"200": {
 			Description: "Every tariff priced on the same energy, cheapest first",
 			Content:     map[string]*huma.MediaType{"application/json": {Schema: schema}},

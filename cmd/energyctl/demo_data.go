@@ -377,11 +377,13 @@ func maxPowers(s demoSite, days []demoDay, loc *time.Location) []maxPowerRecord 
 	out := make([]maxPowerRecord, len(days))
 	for k, d := range days {
 		next := time.Date(d.Date.Year(), d.Date.Month(), d.Date.Day()+1, 0, 0, 0, 0, loc)
-		peak := int64(math.Round(float64(d.maxW())*1.2)) + 600
-		out[k] = maxPowerRecord{PodID: s.ElecPod, TS: tsZ(d.Date), GenerationTS: tsZ(next.Add(5*time.Hour + 30*time.Minute)), Value: peak}
+		out[k] = maxPowerRecord{PodID: s.ElecPod, TS: tsZ(d.Date), GenerationTS: tsZ(next.Add(5*time.Hour + 30*time.Minute)), Value: demoPeakW(d.maxW())}
 	}
 	return out
 }
+
+// demoPeakW is the daily max power of a day whose highest 30-minute mean is curveMaxW.
+func demoPeakW(curveMaxW int64) int64 { return int64(math.Round(float64(curveMaxW)*1.2)) + 600 }
 
 // loadCurves are one record per day with its 46, 48 or 50 points (DST days last 23 or 25 hours).
 func loadCurves(s demoSite, days []demoDay, loc *time.Location) []loadCurveRecord {

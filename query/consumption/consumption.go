@@ -257,7 +257,7 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 			return err
 		}
 		d.tariff = &t
-		if t.DayColourCalendarID != "" {
+		if t.DayColourCalendarID != "" && (p.loadCurveSteps || p.completion) { // colours split the load curve only
 			d.colours, err = c.colourDays(ctx, site, t.DayColourCalendarID, from, to, p.loc)
 		}
 		return err

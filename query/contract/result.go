@@ -14,8 +14,9 @@ type Simulations struct {
 
 // PowerPeak is the highest daily max power of a period and the first date that reached it.
 type PowerPeak struct {
-	Value int64  `json:"value" doc:"W" example:"7420"`
-	Date  string `json:"date" doc:"Local date yyyy-MM-dd" example:"2025-01-12"`
+	_     struct{} `nullable:"true"` // the member may be null (no readings)
+	Value int64    `json:"value" doc:"W" example:"7420"`
+	Date  string   `json:"date" doc:"Local date yyyy-MM-dd" example:"2025-01-12"`
 }
 
 // TariffSimulation is one tariff priced on the site's energy.
@@ -48,6 +49,7 @@ type SimulatedCost struct {
 
 // CostDifference is a cost against the reference's.
 type CostDifference struct {
+	_    struct{} `nullable:"true"` // the member may be null (no reference to compare with)
 	Cost float64  `json:"cost" doc:"This cost.total − the reference's, EUR." example:"-42.1"`
 	Rate *float64 `json:"rate" doc:"cost over the reference's cost.total, percent (2 decimals); null when the reference costs 0." example:"-3.21"`
 }
