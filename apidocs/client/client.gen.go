@@ -38,19 +38,19 @@ func (e ConsumptionNature) Valid() bool {
 
 // Defines values for ConsumptionStatus.
 const (
-	COMPLETE ConsumptionStatus = "COMPLETE"
-	NODATA   ConsumptionStatus = "NO_DATA"
-	PARTIAL  ConsumptionStatus = "PARTIAL"
+	ConsumptionStatusCOMPLETE ConsumptionStatus = "COMPLETE"
+	ConsumptionStatusNODATA   ConsumptionStatus = "NO_DATA"
+	ConsumptionStatusPARTIAL  ConsumptionStatus = "PARTIAL"
 )
 
 // Valid indicates whether the value is a known member of the ConsumptionStatus enum.
 func (e ConsumptionStatus) Valid() bool {
 	switch e {
-	case COMPLETE:
+	case ConsumptionStatusCOMPLETE:
 		return true
-	case NODATA:
+	case ConsumptionStatusNODATA:
 		return true
-	case PARTIAL:
+	case ConsumptionStatusPARTIAL:
 		return true
 	default:
 		return false
@@ -243,6 +243,24 @@ func (e NotificationBodyState) Valid() bool {
 	}
 }
 
+// Defines values for SimulationsEnergySource.
+const (
+	INDEXES   SimulationsEnergySource = "INDEXES"
+	LOADCURVE SimulationsEnergySource = "LOAD_CURVE"
+)
+
+// Valid indicates whether the value is a known member of the SimulationsEnergySource enum.
+func (e SimulationsEnergySource) Valid() bool {
+	switch e {
+	case INDEXES:
+		return true
+	case LOADCURVE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SiteBodyHeatingFluid.
 const (
 	SiteBodyHeatingFluidELEC SiteBodyHeatingFluid = "ELEC"
@@ -258,6 +276,27 @@ func (e SiteBodyHeatingFluid) Valid() bool {
 	case SiteBodyHeatingFluidGAS:
 		return true
 	case SiteBodyHeatingFluidNONE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StepMaxPowerStatus.
+const (
+	StepMaxPowerStatusCOMPLETE StepMaxPowerStatus = "COMPLETE"
+	StepMaxPowerStatusNODATA   StepMaxPowerStatus = "NO_DATA"
+	StepMaxPowerStatusPARTIAL  StepMaxPowerStatus = "PARTIAL"
+)
+
+// Valid indicates whether the value is a known member of the StepMaxPowerStatus enum.
+func (e StepMaxPowerStatus) Valid() bool {
+	switch e {
+	case StepMaxPowerStatusCOMPLETE:
+		return true
+	case StepMaxPowerStatusNODATA:
+		return true
+	case StepMaxPowerStatusPARTIAL:
 		return true
 	default:
 		return false
@@ -342,6 +381,27 @@ func (e TariffBodyOption) Valid() bool {
 	}
 }
 
+// Defines values for TariffSimulationStatus.
+const (
+	INSUFFICIENTPOWER TariffSimulationStatus = "INSUFFICIENT_POWER"
+	NOTCOMPUTABLE     TariffSimulationStatus = "NOT_COMPUTABLE"
+	OK                TariffSimulationStatus = "OK"
+)
+
+// Valid indicates whether the value is a known member of the TariffSimulationStatus enum.
+func (e TariffSimulationStatus) Valid() bool {
+	switch e {
+	case INSUFFICIENTPOWER:
+		return true
+	case NOTCOMPUTABLE:
+		return true
+	case OK:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for YearComparisonWeatherImpactMessageCode.
 const (
 	COLDERWEATHERHIGHERCONSO YearComparisonWeatherImpactMessageCode = "COLDER_WEATHER_HIGHER_CONSO"
@@ -408,6 +468,27 @@ func (e GetSiteElecConsumptionsParamsIndexStrategy) Valid() bool {
 	case GetSiteElecConsumptionsParamsIndexStrategyNOESTIMATED:
 		return true
 	case GetSiteElecConsumptionsParamsIndexStrategySURROUNDINGESTIMATED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSiteElecMaxPowersParamsStepUnit.
+const (
+	GetSiteElecMaxPowersParamsStepUnitDAYS   GetSiteElecMaxPowersParamsStepUnit = "DAYS"
+	GetSiteElecMaxPowersParamsStepUnitMONTHS GetSiteElecMaxPowersParamsStepUnit = "MONTHS"
+	GetSiteElecMaxPowersParamsStepUnitYEARS  GetSiteElecMaxPowersParamsStepUnit = "YEARS"
+)
+
+// Valid indicates whether the value is a known member of the GetSiteElecMaxPowersParamsStepUnit enum.
+func (e GetSiteElecMaxPowersParamsStepUnit) Valid() bool {
+	switch e {
+	case GetSiteElecMaxPowersParamsStepUnitDAYS:
+		return true
+	case GetSiteElecMaxPowersParamsStepUnitMONTHS:
+		return true
+	case GetSiteElecMaxPowersParamsStepUnitYEARS:
 		return true
 	default:
 		return false
@@ -502,6 +583,29 @@ type APIError struct {
 	ErrorDescription string `json:"errorDescription"`
 }
 
+// Answer defines model for Answer.
+type Answer struct {
+	// ComputationPeriod Present when the period holds more than 1,200 steps: the period of the first 1,200, returned; continue from its endTime.
+	ComputationPeriod *Period        `json:"computationPeriod,omitempty"`
+	MaxPowers         []StepMaxPower `json:"maxPowers"`
+
+	// Period Requested period (timestamps with the site's offset).
+	Period Period `json:"period"`
+
+	// Step ISO 8601 duration of the step.
+	//
+	// Examples: P1M
+	Step string `json:"step"`
+
+	// SubscribedPowerKva The subscribed power of the site's tariff; null when the tariff has none or the site no tariff.
+	//
+	// Examples: 9
+	SubscribedPowerKva *int64 `json:"subscribedPowerKva"`
+
+	// Unit Examples: W
+	Unit string `json:"unit"`
+}
+
 // BudgetUnits defines model for BudgetUnits.
 type BudgetUnits struct {
 	// Budget Examples: EUR
@@ -590,7 +694,7 @@ type Consumption struct {
 	Cost        *Cost       `json:"cost,omitempty"`
 	EnergyMeter EnergyMeter `json:"energyMeter"`
 
-	// ErrorFlags NEGATIVE_CONSUMPTION, MISSING_DATA, METER_CHANGE, UNRELIABLE_LOAD_CURVE; gas: MISSING_CONVERSION_FACTOR.
+	// ErrorFlags NEGATIVE_CONSUMPTION, MISSING_DATA, METER_CHANGE, UNRELIABLE_LOAD_CURVE, MISSING_DAY_COLOUR (TEMPO: load-curve energy in a colour day the calendar lacks; no cost); gas: MISSING_CONVERSION_FACTOR.
 	ErrorFlags []string `json:"errorFlags"`
 
 	// IndexNatures Natures of the readings used.
@@ -654,6 +758,54 @@ type Cost struct {
 	StandingCharge             float64            `json:"standingCharge"`
 	StandingChargeByComponents map[string]float64 `json:"standingChargeByComponents"`
 	Total                      float64            `json:"total"`
+}
+
+// CostDifference defines model for CostDifference.
+type CostDifference struct {
+	// Cost This cost.total − the reference's, EUR.
+	//
+	// Examples: -42.1
+	Cost float64 `json:"cost"`
+
+	// Rate cost over the reference's cost.total, percent (2 decimals); null when the reference costs 0.
+	//
+	// Examples: -3.21
+	Rate *float64 `json:"rate"`
+}
+
+// DayColour defines model for DayColour.
+type DayColour struct {
+	Colour string `json:"colour"`
+	Date   string `json:"date"`
+}
+
+// DayColourCalendarBody defines model for DayColourCalendarBody.
+type DayColourCalendarBody struct {
+	// CalendarId Calendar id; when given it must equal the path's
+	//
+	// Examples: TEMPO
+	CalendarId *string `json:"calendarId,omitempty"`
+
+	// DayStartsAt Local time (HH:MM, site's time zone) at which a colour day starts on its date; it ends at the same time the next date (RTE's Tempo day runs 06:00 to 06:00)
+	//
+	// Examples: 06:00
+	DayStartsAt string `json:"dayStartsAt"`
+
+	// Name A name for people
+	//
+	// Examples: Tempo
+	Name string `json:"name"`
+}
+
+// DayColoursStored defines model for DayColoursStored.
+type DayColoursStored struct {
+	// CalendarId Examples: TEMPO
+	CalendarId string `json:"calendarId"`
+
+	// Stored Number of dates stored (each replaced the date's colour, if any)
+	//
+	// Examples: 31
+	Stored int64 `json:"stored"`
 }
 
 // EnergyMeter defines model for EnergyMeter.
@@ -1103,6 +1255,19 @@ type Period struct {
 	StartTime time.Time `json:"startTime"`
 }
 
+// PowerPeak defines model for PowerPeak.
+type PowerPeak struct {
+	// Date Local date yyyy-MM-dd
+	//
+	// Examples: 2025-01-12
+	Date string `json:"date"`
+
+	// Value W
+	//
+	// Examples: 7420
+	Value int64 `json:"value"`
+}
+
 // PricePeriod defines model for PricePeriod.
 type PricePeriod struct {
 	ByHeading map[string]float64 `json:"byHeading"`
@@ -1132,6 +1297,54 @@ type ScheduleSwitchBody struct {
 type SelfLinks struct {
 	Self Link `json:"self"`
 }
+
+// SimulatedCost defines model for SimulatedCost.
+type SimulatedCost struct {
+	ByTariffHeading map[string]float64 `json:"byTariffHeading"`
+	Energy          float64            `json:"energy"`
+
+	// StandingCharge Yearly standing charge prorated by day.
+	StandingCharge float64 `json:"standingCharge"`
+
+	// Total energy + standingCharge
+	Total float64 `json:"total"`
+}
+
+// SimulatedEnergy defines model for SimulatedEnergy.
+type SimulatedEnergy struct {
+	ByTariffHeading map[string]float64 `json:"byTariffHeading"`
+
+	// Total Wh, including energy in colour days the calendar lacks (under no heading).
+	Total float64 `json:"total"`
+}
+
+// Simulations defines model for Simulations.
+type Simulations struct {
+	// EnergySource Where every candidate's energy comes from: INDEXES when the site's indexes give the period's energy and price every candidate exactly, else LOAD_CURVE.
+	EnergySource SimulationsEnergySource `json:"energySource"`
+
+	// MaxPower The period's highest daily max power; null without max-power readings.
+	MaxPower *PowerPeak `json:"maxPower"`
+
+	// Period Requested period (timestamps with the site's offset).
+	Period Period `json:"period"`
+
+	// Quality Percentage (0-100) of the period covered by real data of the energy source.
+	//
+	// Examples: 100
+	Quality float64 `json:"quality"`
+
+	// Reference The site's own tariff, always simulated; null when the site has none.
+	//
+	// Examples: HPHC-9
+	Reference *string `json:"reference"`
+
+	// Simulations Ascending cost.total, ties in request order; NOT_COMPUTABLE items last.
+	Simulations []TariffSimulation `json:"simulations"`
+}
+
+// SimulationsEnergySource Where every candidate's energy comes from: INDEXES when the site's indexes give the period's energy and price every candidate exactly, else LOAD_CURVE.
+type SimulationsEnergySource string
 
 // SiteBody defines model for SiteBody.
 type SiteBody struct {
@@ -1208,6 +1421,36 @@ type StationBody struct {
 	// Examples: 07149
 	StationId *string `json:"stationId,omitempty"`
 }
+
+// StepMaxPower defines model for StepMaxPower.
+type StepMaxPower struct {
+	// Date The first local date (yyyy-MM-dd) that reached value; null without reading.
+	//
+	// Examples: 2025-01-12
+	Date *string `json:"date"`
+
+	// Days Local dates of the step that have a reading.
+	//
+	// Examples: 31
+	Days int64 `json:"days"`
+
+	// OverrunDays Local dates whose max power exceeds the subscribed power (kVA × 1,000 W); null without subscribed power.
+	//
+	// Examples: 0
+	OverrunDays *int64 `json:"overrunDays"`
+	Period      Period `json:"period"`
+
+	// Status COMPLETE: every local date of the step has a reading; PARTIAL: some; NO_DATA: none.
+	Status StepMaxPowerStatus `json:"status"`
+
+	// Value The highest daily max power (W) of the step's local dates; null without reading.
+	//
+	// Examples: 7420
+	Value *int64 `json:"value"`
+}
+
+// StepMaxPowerStatus COMPLETE: every local date of the step has a reading; PARTIAL: some; NO_DATA: none.
+type StepMaxPowerStatus string
 
 // SubmitBody defines model for SubmitBody.
 type SubmitBody struct {
@@ -1367,6 +1610,11 @@ type TariffBody struct {
 	// CarbonCoefficient kgCO2e per kWh; default: the service's coefficient
 	CarbonCoefficient *float64 `json:"carbonCoefficient,omitempty"`
 
+	// DayColourCalendarId TEMPO only: the day-colour calendar whose colour days select the timeOfUse entries that carry a dayColour; it must exist
+	//
+	// Examples: TEMPO
+	DayColourCalendarId *string `json:"dayColourCalendarId,omitempty"`
+
 	// DefaultHeading Heading of time not covered by timeOfUse
 	DefaultHeading *string `json:"defaultHeading,omitempty"`
 
@@ -1389,6 +1637,11 @@ type TariffBody struct {
 	// StandingCharges Yearly standing charge in EUR by component, each period valid from its local date until the next one
 	StandingCharges *[]StandingChargePeriod `json:"standingCharges,omitempty"`
 
+	// SubscribedPowerKva The power its standing charge buys, in kVA (1 to 36; not for GAS); 1 kVA counts as 1,000 W of daily max power
+	//
+	// Examples: 9
+	SubscribedPowerKva *int64 `json:"subscribedPowerKva,omitempty"`
+
 	// TariffId Tariff id; when given it must equal the path's
 	//
 	// Examples: HPHC-2024
@@ -1403,11 +1656,46 @@ type TariffBody struct {
 // Examples: HPHC
 type TariffBodyOption string
 
+// TariffSimulation defines model for TariffSimulation.
+type TariffSimulation struct {
+	// Cheapest True on the OK item of lowest cost.total (on none when no item is OK).
+	Cheapest bool `json:"cheapest"`
+
+	// Cost EUR, rounded to 0.01; absent when NOT_COMPUTABLE.
+	Cost *SimulatedCost `json:"cost,omitempty"`
+
+	// DifferenceVsReference Against the site's own tariff; null without reference, when the reference or this item is not computable.
+	DifferenceVsReference *CostDifference `json:"differenceVsReference"`
+	EnergyMeter           SimulatedEnergy `json:"energyMeter"`
+
+	// Option Examples: BASE
+	Option string `json:"option"`
+
+	// OverrunDays Dates whose max power exceeds subscribedPowerKva × 1,000 W; null without subscribed power or without max-power readings.
+	OverrunDays *int64 `json:"overrunDays"`
+
+	// Reason Why the tariff cannot be priced, naming the first date concerned (NOT_COMPUTABLE only).
+	Reason *string `json:"reason,omitempty"`
+
+	// Status INSUFFICIENT_POWER: overrunDays > 0; NOT_COMPUTABLE: see reason (no cost).
+	Status TariffSimulationStatus `json:"status"`
+
+	// SubscribedPowerKva Examples: 9
+	SubscribedPowerKva *int64 `json:"subscribedPowerKva"`
+
+	// TariffId Examples: BASE-9
+	TariffId string `json:"tariffId"`
+}
+
+// TariffSimulationStatus INSUFFICIENT_POWER: overrunDays > 0; NOT_COMPUTABLE: see reason (no cost).
+type TariffSimulationStatus string
+
 // TimeOfUse defines model for TimeOfUse.
 type TimeOfUse struct {
-	From    string `json:"from"`
-	Heading string `json:"heading"`
-	To      string `json:"to"`
+	DayColour *string `json:"dayColour,omitempty"`
+	From      string  `json:"from"`
+	Heading   string  `json:"heading"`
+	To        string  `json:"to"`
 }
 
 // Units defines model for Units.
@@ -1501,6 +1789,18 @@ type YearComparison struct {
 // YearComparisonWeatherImpactMessageCode Present only when the heating degree days of the two periods differ by 5 % or more, every day of both periods has weather data, and both energies are known and differ. Colder = more degree days; higher/lower compares N's energy with N−1's.
 type YearComparisonWeatherImpactMessageCode string
 
+// GetDayColoursParams defines parameters for GetDayColours.
+type GetDayColoursParams struct {
+	// From First date (yyyy-MM-dd), included
+	From string `form:"from" json:"from"`
+
+	// To Last date (yyyy-MM-dd), excluded
+	To string `form:"to" json:"to"`
+}
+
+// PutDayColoursJSONBody defines parameters for PutDayColours.
+type PutDayColoursJSONBody = []DayColour
+
 // PutHeatingScheduleJSONBody defines parameters for PutHeatingSchedule.
 type PutHeatingScheduleJSONBody struct {
 	union json.RawMessage
@@ -1575,6 +1875,36 @@ type GetSiteElecConsumptionsParamsStepUnit string
 // GetSiteElecConsumptionsParamsIndexStrategy defines parameters for GetSiteElecConsumptions.
 type GetSiteElecConsumptionsParamsIndexStrategy string
 
+// GetSiteElecMaxPowersParams defines parameters for GetSiteElecMaxPowers.
+type GetSiteElecMaxPowersParams struct {
+	// StartTs Start of the period (included), in the formats of the consumption endpoint (a time without offset is read in the site's time zone).
+	StartTs string `form:"startTs" json:"startTs"`
+
+	// EndTs End of the period (excluded), same formats; must be after startTs.
+	EndTs string `form:"endTs" json:"endTs"`
+
+	// StepUnit Calendar step in the site's time zone, as in the consumption endpoint. Absent: one step covering the period.
+	StepUnit *GetSiteElecMaxPowersParamsStepUnit `form:"stepUnit,omitempty" json:"stepUnit,omitempty"`
+
+	// StepValue Number of stepUnit per step, 1 to 1000; only with stepUnit.
+	StepValue *int64 `form:"stepValue,omitempty" json:"stepValue,omitempty"`
+}
+
+// GetSiteElecMaxPowersParamsStepUnit defines parameters for GetSiteElecMaxPowers.
+type GetSiteElecMaxPowersParamsStepUnit string
+
+// GetSiteElecTariffSimulationsParams defines parameters for GetSiteElecTariffSimulations.
+type GetSiteElecTariffSimulationsParams struct {
+	// StartTs Start of the period (included), in the formats of the consumption endpoint.
+	StartTs string `form:"startTs" json:"startTs"`
+
+	// EndTs End of the period (excluded), same formats; after startTs and at most 366 days after it.
+	EndTs string `form:"endTs" json:"endTs"`
+
+	// TariffIds Comma-separated ids of 1 to 20 electricity tariffs of the tenant (not GAS). The site's own tariff is always simulated as the reference.
+	TariffIds string `form:"tariffIds" json:"tariffIds"`
+}
+
 // GetSiteGasConsumptionsParams defines parameters for GetSiteGasConsumptions.
 type GetSiteGasConsumptionsParams struct {
 	// StartTs Start of the period (included). Formats: YYYY-MM-DDThh:mm:ss (read in the site's time zone; a local time skipped by a DST change moves forward by the gap, a repeated one is the first), YYYY-MM-DDThh:mm:ssZ (UTC) or YYYY-MM-DDThh:mm:ss+hh:mm / -hh:mm (a '+' left unencoded, read as a space, is accepted). Years 1970 to 2100.
@@ -1625,6 +1955,12 @@ type ListJobsParams struct {
 
 // ListJobsParamsState defines parameters for ListJobs.
 type ListJobsParamsState string
+
+// PutDayColourCalendarJSONRequestBody defines body for PutDayColourCalendar for application/json ContentType.
+type PutDayColourCalendarJSONRequestBody = DayColourCalendarBody
+
+// PutDayColoursJSONRequestBody defines body for PutDayColours for application/json ContentType.
+type PutDayColoursJSONRequestBody = PutDayColoursJSONBody
 
 // PutHeatingScheduleJSONRequestBody defines body for PutHeatingSchedule for application/json ContentType.
 type PutHeatingScheduleJSONRequestBody PutHeatingScheduleJSONBody
@@ -1800,6 +2136,54 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetDayColourCalendar Read a day-colour calendar
+	//
+	// Corresponds with GET /v1/day-colour-calendars/{calendarId} (the `GetDayColourCalendar` operationId).
+	GetDayColourCalendar(ctx context.Context, calendarId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutDayColourCalendarWithBody Create or replace a day-colour calendar
+	//
+	// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+	PutDayColourCalendarWithBody(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutDayColourCalendar Create or replace a day-colour calendar
+	//
+	// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+	PutDayColourCalendar(ctx context.Context, calendarId string, body PutDayColourCalendarJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDayColours Read the colours of a calendar's dates
+	//
+	// The calendar's dates in [from, to), in date order.
+	//
+	// Corresponds with GET /v1/day-colour-calendars/{calendarId}/days (the `GetDayColours` operationId).
+	GetDayColours(ctx context.Context, calendarId string, params *GetDayColoursParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutDayColoursWithBody Set the colours of dates of a day-colour calendar
+	//
+	// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+	PutDayColoursWithBody(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutDayColours Set the colours of dates of a day-colour calendar
+	//
+	// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+	PutDayColours(ctx context.Context, calendarId string, body PutDayColoursJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetHeatingBudget Yearly heating budget with the site's current schedule
 	//
 	// The budget comes from a degree-day model fitted on the site's own readings, the method of PRISM (Fels, Princeton, 1986) and of the CalTRACK daily and billing methods used in measurement and verification: energy per day = base + slope × heating degree days, where a day's heating degrees are max(0, balance point − its mean temperature) at the site's weather station. The model is fitted on the intervals between consecutive readings of the site's heating fluid (gas indexes × their kWh conversion factor, or electricity indexes) over the 365 days ending at the site's last reading, however long ago (730 when fewer than 6 intervals), by weighted least squares (weights: interval lengths in days), trying balance points 10.0 to 22.0 °C by 0.5 and keeping the best R² among fits with a positive slope and a non-negative base (else an intercept-only model). A normal year averages the degree days of the station's complete calendar years up to the fit period's end (the 10 most recent). Changing the schedule's set points shifts the balance point by the change of the schedule's mean set point over the week; the yearly energy base × 365 + slope × normal-year degree days is priced at the heating fluid's price in force today (standing charges excluded). 422 INSUFFICIENT_DATA when the site has no heating fluid, weather station, tariff for the fluid, or fewer than 4 usable intervals covering 300 days. Checked on a published sample with a known truth (OpenEEmeter's simulated daily gas use on real weather): balance point within 0.5 °C, heating energy within 3 %, weather-normalised saving within 0.1 point.
@@ -1953,6 +2337,36 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/sites/{site-id}/fluids/elec/consumptions (the `GetSiteElecConsumptions` operationId).
 	GetSiteElecConsumptions(ctx context.Context, siteId string, params *GetSiteElecConsumptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSiteElecMaxPowers Daily max powers of a site
+	//
+	// Daily max powers of the site (W, the apparent power the meters report) at calendar steps, with the dates above the subscribed power of the site's tariff.
+	//
+	// **Readings.** The site's maxPowers records; for one ts the record of the latest generationTs wins. A reading belongs to the local date (site's time zone) of its ts, and a date to the step in which it starts (its local midnight).
+	//
+	// **Items.** value: the highest daily max power of the step's dates, date: the first date that reached it (both null without reading). days: the dates of the step that have a reading. overrunDays: the dates whose max power exceeds subscribedPowerKva × 1,000 W (null when the site's tariff has no subscribed power). status: COMPLETE (every date of the step has a reading), PARTIAL, NO_DATA. At most 1,200 steps: beyond, the first 1,200 are returned and computationPeriod says where they stop.
+	//
+	// **Errors.** 400 INVALID_PARAMETER naming the parameter; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings of the site and tariff changes (X-Cache).
+	//
+	// Corresponds with GET /v2/sites/{site-id}/fluids/elec/max-powers (the `GetSiteElecMaxPowers` operationId).
+	GetSiteElecMaxPowers(ctx context.Context, siteId string, params *GetSiteElecMaxPowersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSiteElecTariffSimulations Compare electricity tariffs on a site's real data
+	//
+	// The site's real energy over [startTs, endTs) priced under each candidate tariff and under the site's own (the reference, listed once), with each candidate's subscribed power checked against the site's daily max powers.
+	//
+	// **One energy for all.** INDEXES when the site's indexes give the period's energy (the consumption endpoint's whole-period step is not NO_DATA) and price every candidate exactly: a single-heading candidate takes the whole energy; another must map exactly the dials the indexes carry, on the site's own tariff's timeOfUse. Otherwise LOAD_CURVE: every candidate is priced from the load curve, split by its own timeOfUse and day colours as the consumption endpoint does; quality is then the share of the period covered by real points, and under 90 the answer is 422 INSUFFICIENT_DATA saying how much the load curve covers.
+	//
+	// **Cost.** Σ heading kWh × the candidate's price in force that local day, plus its standing charge prorated by day, rounded once to 0.01 EUR. NOT_COMPUTABLE (no price in force on a date, a colour day missing from the calendar) carries reason naming the first date concerned, no cost, and is listed last.
+	//
+	// **Power.** maxPower is the period's highest daily max power and its date. A candidate with subscribedPowerKva gets overrunDays (dates above kVA × 1,000 W); overrunDays > 0 makes it INSUFFICIENT_POWER.
+	//
+	// **Ranking.** Ascending cost.total, ties in request order. cheapest is true on the OK item of lowest cost. differenceVsReference: cost.total − the reference's, and that over the reference's cost in percent (null when the reference costs 0).
+	//
+	// **Errors.** 400 INVALID_PARAMETER for an unknown tariff id, a GAS tariff, more than 20 ids, a period over 366 days, or a bad timestamp; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings, tariff and calendar changes (X-Cache).
+	//
+	// Corresponds with GET /v2/sites/{site-id}/fluids/elec/tariff-simulations (the `GetSiteElecTariffSimulations` operationId).
+	GetSiteElecTariffSimulations(ctx context.Context, siteId string, params *GetSiteElecTariffSimulationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSiteGasConsumptions Gas consumption of a site
 	//
@@ -2110,6 +2524,114 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDayColourCalendar Read a day-colour calendar
+//
+// Corresponds with GET /v1/day-colour-calendars/{calendarId} (the `GetDayColourCalendar` operationId).
+func (c *Client) GetDayColourCalendar(ctx context.Context, calendarId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDayColourCalendarRequest(c.Server, calendarId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutDayColourCalendarWithBody Create or replace a day-colour calendar
+//
+// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+func (c *Client) PutDayColourCalendarWithBody(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutDayColourCalendarRequestWithBody(c.Server, calendarId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutDayColourCalendar Create or replace a day-colour calendar
+//
+// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+func (c *Client) PutDayColourCalendar(ctx context.Context, calendarId string, body PutDayColourCalendarJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutDayColourCalendarRequest(c.Server, calendarId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDayColours Read the colours of a calendar's dates
+//
+// The calendar's dates in [from, to), in date order.
+//
+// Corresponds with GET /v1/day-colour-calendars/{calendarId}/days (the `GetDayColours` operationId).
+func (c *Client) GetDayColours(ctx context.Context, calendarId string, params *GetDayColoursParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDayColoursRequest(c.Server, calendarId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutDayColoursWithBody Set the colours of dates of a day-colour calendar
+//
+// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+func (c *Client) PutDayColoursWithBody(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutDayColoursRequestWithBody(c.Server, calendarId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutDayColours Set the colours of dates of a day-colour calendar
+//
+// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+func (c *Client) PutDayColours(ctx context.Context, calendarId string, body PutDayColoursJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutDayColoursRequest(c.Server, calendarId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2424,6 +2946,56 @@ func (c *Client) GetJob(ctx context.Context, jobId string, reqEditors ...Request
 // Corresponds with GET /v2/sites/{site-id}/fluids/elec/consumptions (the `GetSiteElecConsumptions` operationId).
 func (c *Client) GetSiteElecConsumptions(ctx context.Context, siteId string, params *GetSiteElecConsumptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSiteElecConsumptionsRequest(c.Server, siteId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSiteElecMaxPowers Daily max powers of a site
+//
+// Daily max powers of the site (W, the apparent power the meters report) at calendar steps, with the dates above the subscribed power of the site's tariff.
+//
+// **Readings.** The site's maxPowers records; for one ts the record of the latest generationTs wins. A reading belongs to the local date (site's time zone) of its ts, and a date to the step in which it starts (its local midnight).
+//
+// **Items.** value: the highest daily max power of the step's dates, date: the first date that reached it (both null without reading). days: the dates of the step that have a reading. overrunDays: the dates whose max power exceeds subscribedPowerKva × 1,000 W (null when the site's tariff has no subscribed power). status: COMPLETE (every date of the step has a reading), PARTIAL, NO_DATA. At most 1,200 steps: beyond, the first 1,200 are returned and computationPeriod says where they stop.
+//
+// **Errors.** 400 INVALID_PARAMETER naming the parameter; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings of the site and tariff changes (X-Cache).
+//
+// Corresponds with GET /v2/sites/{site-id}/fluids/elec/max-powers (the `GetSiteElecMaxPowers` operationId).
+func (c *Client) GetSiteElecMaxPowers(ctx context.Context, siteId string, params *GetSiteElecMaxPowersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSiteElecMaxPowersRequest(c.Server, siteId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSiteElecTariffSimulations Compare electricity tariffs on a site's real data
+//
+// The site's real energy over [startTs, endTs) priced under each candidate tariff and under the site's own (the reference, listed once), with each candidate's subscribed power checked against the site's daily max powers.
+//
+// **One energy for all.** INDEXES when the site's indexes give the period's energy (the consumption endpoint's whole-period step is not NO_DATA) and price every candidate exactly: a single-heading candidate takes the whole energy; another must map exactly the dials the indexes carry, on the site's own tariff's timeOfUse. Otherwise LOAD_CURVE: every candidate is priced from the load curve, split by its own timeOfUse and day colours as the consumption endpoint does; quality is then the share of the period covered by real points, and under 90 the answer is 422 INSUFFICIENT_DATA saying how much the load curve covers.
+//
+// **Cost.** Σ heading kWh × the candidate's price in force that local day, plus its standing charge prorated by day, rounded once to 0.01 EUR. NOT_COMPUTABLE (no price in force on a date, a colour day missing from the calendar) carries reason naming the first date concerned, no cost, and is listed last.
+//
+// **Power.** maxPower is the period's highest daily max power and its date. A candidate with subscribedPowerKva gets overrunDays (dates above kVA × 1,000 W); overrunDays > 0 makes it INSUFFICIENT_POWER.
+//
+// **Ranking.** Ascending cost.total, ties in request order. cheapest is true on the OK item of lowest cost. differenceVsReference: cost.total − the reference's, and that over the reference's cost in percent (null when the reference costs 0).
+//
+// **Errors.** 400 INVALID_PARAMETER for an unknown tariff id, a GAS tariff, more than 20 ids, a period over 366 days, or a bad timestamp; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings, tariff and calendar changes (X-Cache).
+//
+// Corresponds with GET /v2/sites/{site-id}/fluids/elec/tariff-simulations (the `GetSiteElecTariffSimulations` operationId).
+func (c *Client) GetSiteElecTariffSimulations(ctx context.Context, siteId string, params *GetSiteElecTariffSimulationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSiteElecTariffSimulationsRequest(c.Server, siteId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2765,6 +3337,199 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGetDayColourCalendarRequest constructs an http.Request for the GetDayColourCalendar method
+func NewGetDayColourCalendarRequest(server string, calendarId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "calendarId", calendarId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/day-colour-calendars/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutDayColourCalendarRequest calls the generic PutDayColourCalendar builder with application/json body
+func NewPutDayColourCalendarRequest(server string, calendarId string, body PutDayColourCalendarJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutDayColourCalendarRequestWithBody(server, calendarId, "application/json", bodyReader)
+}
+
+// NewPutDayColourCalendarRequestWithBody constructs an http.Request for the PutDayColourCalendar method, with any body, and a specified content type
+func NewPutDayColourCalendarRequestWithBody(server string, calendarId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "calendarId", calendarId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/day-colour-calendars/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetDayColoursRequest constructs an http.Request for the GetDayColours method
+func NewGetDayColoursRequest(server string, calendarId string, params *GetDayColoursParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "calendarId", calendarId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/day-colour-calendars/%s/days", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutDayColoursRequest calls the generic PutDayColours builder with application/json body
+func NewPutDayColoursRequest(server string, calendarId string, body PutDayColoursJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutDayColoursRequestWithBody(server, calendarId, "application/json", bodyReader)
+}
+
+// NewPutDayColoursRequestWithBody constructs an http.Request for the PutDayColours method, with any body, and a specified content type
+func NewPutDayColoursRequestWithBody(server string, calendarId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "calendarId", calendarId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/day-colour-calendars/%s/days", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3449,6 +4214,168 @@ func NewGetSiteElecConsumptionsRequest(server string, siteId string, params *Get
 	return req, nil
 }
 
+// NewGetSiteElecMaxPowersRequest constructs an http.Request for the GetSiteElecMaxPowers method
+func NewGetSiteElecMaxPowersRequest(server string, siteId string, params *GetSiteElecMaxPowersParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "site-id", siteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/sites/%s/fluids/elec/max-powers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "startTs", params.StartTs, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "endTs", params.EndTs, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.StepUnit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "stepUnit", *params.StepUnit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StepValue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "stepValue", *params.StepValue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSiteElecTariffSimulationsRequest constructs an http.Request for the GetSiteElecTariffSimulations method
+func NewGetSiteElecTariffSimulationsRequest(server string, siteId string, params *GetSiteElecTariffSimulationsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "site-id", siteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/sites/%s/fluids/elec/tariff-simulations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "startTs", params.StartTs, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "endTs", params.EndTs, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "tariffIds", params.TariffIds, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetSiteGasConsumptionsRequest constructs an http.Request for the GetSiteGasConsumptions method
 func NewGetSiteGasConsumptionsRequest(server string, siteId string, params *GetSiteGasConsumptionsParams) (*http.Request, error) {
 	var err error
@@ -4117,6 +5044,58 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
 
+	// GetDayColourCalendarWithResponse Read a day-colour calendar
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/day-colour-calendars/{calendarId} (the `GetDayColourCalendar` operationId).
+	GetDayColourCalendarWithResponse(ctx context.Context, calendarId string, reqEditors ...RequestEditorFn) (*GetDayColourCalendarResponse, error)
+
+	// PutDayColourCalendarWithBodyWithResponse Create or replace a day-colour calendar
+	//
+	// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+	PutDayColourCalendarWithBodyWithResponse(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutDayColourCalendarResponse, error)
+
+	// PutDayColourCalendarWithResponse Create or replace a day-colour calendar
+	//
+	// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+	PutDayColourCalendarWithResponse(ctx context.Context, calendarId string, body PutDayColourCalendarJSONRequestBody, reqEditors ...RequestEditorFn) (*PutDayColourCalendarResponse, error)
+
+	// GetDayColoursWithResponse Read the colours of a calendar's dates
+	//
+	// The calendar's dates in [from, to), in date order.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/day-colour-calendars/{calendarId}/days (the `GetDayColours` operationId).
+	GetDayColoursWithResponse(ctx context.Context, calendarId string, params *GetDayColoursParams, reqEditors ...RequestEditorFn) (*GetDayColoursResponse, error)
+
+	// PutDayColoursWithBodyWithResponse Set the colours of dates of a day-colour calendar
+	//
+	// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+	PutDayColoursWithBodyWithResponse(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutDayColoursResponse, error)
+
+	// PutDayColoursWithResponse Set the colours of dates of a day-colour calendar
+	//
+	// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+	PutDayColoursWithResponse(ctx context.Context, calendarId string, body PutDayColoursJSONRequestBody, reqEditors ...RequestEditorFn) (*PutDayColoursResponse, error)
+
 	// GetHeatingBudgetWithResponse Yearly heating budget with the site's current schedule
 	//
 	// The budget comes from a degree-day model fitted on the site's own readings, the method of PRISM (Fels, Princeton, 1986) and of the CalTRACK daily and billing methods used in measurement and verification: energy per day = base + slope × heating degree days, where a day's heating degrees are max(0, balance point − its mean temperature) at the site's weather station. The model is fitted on the intervals between consecutive readings of the site's heating fluid (gas indexes × their kWh conversion factor, or electricity indexes) over the 365 days ending at the site's last reading, however long ago (730 when fewer than 6 intervals), by weighted least squares (weights: interval lengths in days), trying balance points 10.0 to 22.0 °C by 0.5 and keeping the best R² among fits with a positive slope and a non-negative base (else an intercept-only model). A normal year averages the degree days of the station's complete calendar years up to the fit period's end (the 10 most recent). Changing the schedule's set points shifts the balance point by the change of the schedule's mean set point over the week; the yearly energy base × 365 + slope × normal-year degree days is priced at the heating fluid's price in force today (standing charges excluded). 422 INSUFFICIENT_DATA when the site has no heating fluid, weather station, tariff for the fluid, or fewer than 4 usable intervals covering 300 days. Checked on a published sample with a known truth (OpenEEmeter's simulated daily gas use on real weather): balance point within 0.5 °C, heating energy within 3 %, weather-normalised saving within 0.1 point.
@@ -4288,6 +5267,40 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/sites/{site-id}/fluids/elec/consumptions (the `GetSiteElecConsumptions` operationId).
 	GetSiteElecConsumptionsWithResponse(ctx context.Context, siteId string, params *GetSiteElecConsumptionsParams, reqEditors ...RequestEditorFn) (*GetSiteElecConsumptionsResponse, error)
+
+	// GetSiteElecMaxPowersWithResponse Daily max powers of a site
+	//
+	// Daily max powers of the site (W, the apparent power the meters report) at calendar steps, with the dates above the subscribed power of the site's tariff.
+	//
+	// **Readings.** The site's maxPowers records; for one ts the record of the latest generationTs wins. A reading belongs to the local date (site's time zone) of its ts, and a date to the step in which it starts (its local midnight).
+	//
+	// **Items.** value: the highest daily max power of the step's dates, date: the first date that reached it (both null without reading). days: the dates of the step that have a reading. overrunDays: the dates whose max power exceeds subscribedPowerKva × 1,000 W (null when the site's tariff has no subscribed power). status: COMPLETE (every date of the step has a reading), PARTIAL, NO_DATA. At most 1,200 steps: beyond, the first 1,200 are returned and computationPeriod says where they stop.
+	//
+	// **Errors.** 400 INVALID_PARAMETER naming the parameter; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings of the site and tariff changes (X-Cache).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/sites/{site-id}/fluids/elec/max-powers (the `GetSiteElecMaxPowers` operationId).
+	GetSiteElecMaxPowersWithResponse(ctx context.Context, siteId string, params *GetSiteElecMaxPowersParams, reqEditors ...RequestEditorFn) (*GetSiteElecMaxPowersResponse, error)
+
+	// GetSiteElecTariffSimulationsWithResponse Compare electricity tariffs on a site's real data
+	//
+	// The site's real energy over [startTs, endTs) priced under each candidate tariff and under the site's own (the reference, listed once), with each candidate's subscribed power checked against the site's daily max powers.
+	//
+	// **One energy for all.** INDEXES when the site's indexes give the period's energy (the consumption endpoint's whole-period step is not NO_DATA) and price every candidate exactly: a single-heading candidate takes the whole energy; another must map exactly the dials the indexes carry, on the site's own tariff's timeOfUse. Otherwise LOAD_CURVE: every candidate is priced from the load curve, split by its own timeOfUse and day colours as the consumption endpoint does; quality is then the share of the period covered by real points, and under 90 the answer is 422 INSUFFICIENT_DATA saying how much the load curve covers.
+	//
+	// **Cost.** Σ heading kWh × the candidate's price in force that local day, plus its standing charge prorated by day, rounded once to 0.01 EUR. NOT_COMPUTABLE (no price in force on a date, a colour day missing from the calendar) carries reason naming the first date concerned, no cost, and is listed last.
+	//
+	// **Power.** maxPower is the period's highest daily max power and its date. A candidate with subscribedPowerKva gets overrunDays (dates above kVA × 1,000 W); overrunDays > 0 makes it INSUFFICIENT_POWER.
+	//
+	// **Ranking.** Ascending cost.total, ties in request order. cheapest is true on the OK item of lowest cost. differenceVsReference: cost.total − the reference's, and that over the reference's cost in percent (null when the reference costs 0).
+	//
+	// **Errors.** 400 INVALID_PARAMETER for an unknown tariff id, a GAS tariff, more than 20 ids, a period over 366 days, or a bad timestamp; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings, tariff and calendar changes (X-Cache).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/sites/{site-id}/fluids/elec/tariff-simulations (the `GetSiteElecTariffSimulations` operationId).
+	GetSiteElecTariffSimulationsWithResponse(ctx context.Context, siteId string, params *GetSiteElecTariffSimulationsParams, reqEditors ...RequestEditorFn) (*GetSiteElecTariffSimulationsResponse, error)
 
 	// GetSiteGasConsumptionsWithResponse Gas consumption of a site
 	//
@@ -4567,6 +5580,408 @@ func (r ReadyzResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReadyzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDayColourCalendarResponse503Headers the declared response headers of an HTTP 503 response for GetDayColourCalendar
+type GetDayColourCalendarResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetDayColourCalendarResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DayColourCalendarBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDayColourCalendarResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON200() *DayColourCalendarBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetDayColourCalendarResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDayColourCalendarResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDayColourCalendarResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDayColourCalendarResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDayColourCalendarResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutDayColourCalendarResponse503Headers the declared response headers of an HTTP 503 response for PutDayColourCalendar
+type PutDayColourCalendarResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PutDayColourCalendarResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DayColourCalendarBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutDayColourCalendarResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON200() *DayColourCalendarBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON413() *APIError {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PutDayColourCalendarResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutDayColourCalendarResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutDayColourCalendarResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutDayColourCalendarResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutDayColourCalendarResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDayColoursResponse503Headers the declared response headers of an HTTP 503 response for GetDayColours
+type GetDayColoursResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetDayColoursResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]DayColour
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDayColoursResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDayColoursResponse) GetJSON200() *[]DayColour {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetDayColoursResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetDayColoursResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetDayColoursResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetDayColoursResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetDayColoursResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetDayColoursResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetDayColoursResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDayColoursResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDayColoursResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDayColoursResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDayColoursResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutDayColoursResponse503Headers the declared response headers of an HTTP 503 response for PutDayColours
+type PutDayColoursResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PutDayColoursResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DayColoursStored
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutDayColoursResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutDayColoursResponse) GetJSON200() *DayColoursStored {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutDayColoursResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PutDayColoursResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutDayColoursResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutDayColoursResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PutDayColoursResponse) GetJSON413() *APIError {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutDayColoursResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PutDayColoursResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PutDayColoursResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutDayColoursResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutDayColoursResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutDayColoursResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutDayColoursResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5894,6 +7309,223 @@ func (r GetSiteElecConsumptionsResponse) ContentType() string {
 	return ""
 }
 
+// GetSiteElecMaxPowersResponse200Headers the declared response headers of an HTTP 200 response for GetSiteElecMaxPowers
+type GetSiteElecMaxPowersResponse200Headers struct {
+	ContentType *string
+	XCache      *string
+}
+
+// GetSiteElecMaxPowersResponse503Headers the declared response headers of an HTTP 503 response for GetSiteElecMaxPowers
+type GetSiteElecMaxPowersResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetSiteElecMaxPowersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Answer
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSiteElecMaxPowersResponse200Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSiteElecMaxPowersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON200() *Answer {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSiteElecMaxPowersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSiteElecMaxPowersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSiteElecMaxPowersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSiteElecMaxPowersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSiteElecTariffSimulationsResponse200Headers the declared response headers of an HTTP 200 response for GetSiteElecTariffSimulations
+type GetSiteElecTariffSimulationsResponse200Headers struct {
+	ContentType *string
+	XCache      *string
+}
+
+// GetSiteElecTariffSimulationsResponse503Headers the declared response headers of an HTTP 503 response for GetSiteElecTariffSimulations
+type GetSiteElecTariffSimulationsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetSiteElecTariffSimulationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Simulations
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSiteElecTariffSimulationsResponse200Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSiteElecTariffSimulationsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON200() *Simulations {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON422() *APIError {
+	return r.JSON422
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSiteElecTariffSimulationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSiteElecTariffSimulationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSiteElecTariffSimulationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSiteElecTariffSimulationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetSiteGasConsumptionsResponse200Headers the declared response headers of an HTTP 200 response for GetSiteGasConsumptions
 type GetSiteGasConsumptionsResponse200Headers struct {
 	ContentType *string
@@ -7020,6 +8652,94 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 	return ParseReadyzResponse(rsp)
 }
 
+// GetDayColourCalendarWithResponse Read a day-colour calendar
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/day-colour-calendars/{calendarId} (the `GetDayColourCalendar` operationId).
+func (c *ClientWithResponses) GetDayColourCalendarWithResponse(ctx context.Context, calendarId string, reqEditors ...RequestEditorFn) (*GetDayColourCalendarResponse, error) {
+	rsp, err := c.GetDayColourCalendar(ctx, calendarId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDayColourCalendarResponse(rsp)
+}
+
+// PutDayColourCalendarWithBodyWithResponse Create or replace a day-colour calendar
+//
+// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+func (c *ClientWithResponses) PutDayColourCalendarWithBodyWithResponse(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutDayColourCalendarResponse, error) {
+	rsp, err := c.PutDayColourCalendarWithBody(ctx, calendarId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutDayColourCalendarResponse(rsp)
+}
+
+// PutDayColourCalendarWithResponse Create or replace a day-colour calendar
+//
+// A calendar of colour days (BLUE, WHITE, RED) that TEMPO tariffs name in dayColourCalendarId. Its dates are kept when it is replaced. Answers that depend on it are invalidated.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId} (the `PutDayColourCalendar` operationId).
+func (c *ClientWithResponses) PutDayColourCalendarWithResponse(ctx context.Context, calendarId string, body PutDayColourCalendarJSONRequestBody, reqEditors ...RequestEditorFn) (*PutDayColourCalendarResponse, error) {
+	rsp, err := c.PutDayColourCalendar(ctx, calendarId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutDayColourCalendarResponse(rsp)
+}
+
+// GetDayColoursWithResponse Read the colours of a calendar's dates
+//
+// The calendar's dates in [from, to), in date order.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/day-colour-calendars/{calendarId}/days (the `GetDayColours` operationId).
+func (c *ClientWithResponses) GetDayColoursWithResponse(ctx context.Context, calendarId string, params *GetDayColoursParams, reqEditors ...RequestEditorFn) (*GetDayColoursResponse, error) {
+	rsp, err := c.GetDayColours(ctx, calendarId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDayColoursResponse(rsp)
+}
+
+// PutDayColoursWithBodyWithResponse Set the colours of dates of a day-colour calendar
+//
+// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+func (c *ClientWithResponses) PutDayColoursWithBodyWithResponse(ctx context.Context, calendarId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutDayColoursResponse, error) {
+	rsp, err := c.PutDayColoursWithBody(ctx, calendarId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutDayColoursResponse(rsp)
+}
+
+// PutDayColoursWithResponse Set the colours of dates of a day-colour calendar
+//
+// Creates or replaces the colour of each date given (a date given twice takes its last colour); other dates are kept. At most 1,500 dates per request. The first bad item is named by its index and field in the 400 and nothing is stored. The calendar must exist (404 NOT_FOUND otherwise). Answers that depend on the calendar are invalidated.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/day-colour-calendars/{calendarId}/days (the `PutDayColours` operationId).
+func (c *ClientWithResponses) PutDayColoursWithResponse(ctx context.Context, calendarId string, body PutDayColoursJSONRequestBody, reqEditors ...RequestEditorFn) (*PutDayColoursResponse, error) {
+	rsp, err := c.PutDayColours(ctx, calendarId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutDayColoursResponse(rsp)
+}
+
 // GetHeatingBudgetWithResponse Yearly heating budget with the site's current schedule
 //
 // The budget comes from a degree-day model fitted on the site's own readings, the method of PRISM (Fels, Princeton, 1986) and of the CalTRACK daily and billing methods used in measurement and verification: energy per day = base + slope × heating degree days, where a day's heating degrees are max(0, balance point − its mean temperature) at the site's weather station. The model is fitted on the intervals between consecutive readings of the site's heating fluid (gas indexes × their kWh conversion factor, or electricity indexes) over the 365 days ending at the site's last reading, however long ago (730 when fewer than 6 intervals), by weighted least squares (weights: interval lengths in days), trying balance points 10.0 to 22.0 °C by 0.5 and keeping the best R² among fits with a positive slope and a non-negative base (else an intercept-only model). A normal year averages the degree days of the station's complete calendar years up to the fit period's end (the 10 most recent). Changing the schedule's set points shifts the balance point by the change of the schedule's mean set point over the week; the yearly energy base × 365 + slope × normal-year degree days is priced at the heating fluid's price in force today (standing charges excluded). 422 INSUFFICIENT_DATA when the site has no heating fluid, weather station, tariff for the fluid, or fewer than 4 usable intervals covering 300 days. Checked on a published sample with a known truth (OpenEEmeter's simulated daily gas use on real weather): balance point within 0.5 °C, heating energy within 3 %, weather-normalised saving within 0.1 point.
@@ -7286,6 +9006,52 @@ func (c *ClientWithResponses) GetSiteElecConsumptionsWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseGetSiteElecConsumptionsResponse(rsp)
+}
+
+// GetSiteElecMaxPowersWithResponse Daily max powers of a site
+//
+// Daily max powers of the site (W, the apparent power the meters report) at calendar steps, with the dates above the subscribed power of the site's tariff.
+//
+// **Readings.** The site's maxPowers records; for one ts the record of the latest generationTs wins. A reading belongs to the local date (site's time zone) of its ts, and a date to the step in which it starts (its local midnight).
+//
+// **Items.** value: the highest daily max power of the step's dates, date: the first date that reached it (both null without reading). days: the dates of the step that have a reading. overrunDays: the dates whose max power exceeds subscribedPowerKva × 1,000 W (null when the site's tariff has no subscribed power). status: COMPLETE (every date of the step has a reading), PARTIAL, NO_DATA. At most 1,200 steps: beyond, the first 1,200 are returned and computationPeriod says where they stop.
+//
+// **Errors.** 400 INVALID_PARAMETER naming the parameter; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings of the site and tariff changes (X-Cache).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/sites/{site-id}/fluids/elec/max-powers (the `GetSiteElecMaxPowers` operationId).
+func (c *ClientWithResponses) GetSiteElecMaxPowersWithResponse(ctx context.Context, siteId string, params *GetSiteElecMaxPowersParams, reqEditors ...RequestEditorFn) (*GetSiteElecMaxPowersResponse, error) {
+	rsp, err := c.GetSiteElecMaxPowers(ctx, siteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSiteElecMaxPowersResponse(rsp)
+}
+
+// GetSiteElecTariffSimulationsWithResponse Compare electricity tariffs on a site's real data
+//
+// The site's real energy over [startTs, endTs) priced under each candidate tariff and under the site's own (the reference, listed once), with each candidate's subscribed power checked against the site's daily max powers.
+//
+// **One energy for all.** INDEXES when the site's indexes give the period's energy (the consumption endpoint's whole-period step is not NO_DATA) and price every candidate exactly: a single-heading candidate takes the whole energy; another must map exactly the dials the indexes carry, on the site's own tariff's timeOfUse. Otherwise LOAD_CURVE: every candidate is priced from the load curve, split by its own timeOfUse and day colours as the consumption endpoint does; quality is then the share of the period covered by real points, and under 90 the answer is 422 INSUFFICIENT_DATA saying how much the load curve covers.
+//
+// **Cost.** Σ heading kWh × the candidate's price in force that local day, plus its standing charge prorated by day, rounded once to 0.01 EUR. NOT_COMPUTABLE (no price in force on a date, a colour day missing from the calendar) carries reason naming the first date concerned, no cost, and is listed last.
+//
+// **Power.** maxPower is the period's highest daily max power and its date. A candidate with subscribedPowerKva gets overrunDays (dates above kVA × 1,000 W); overrunDays > 0 makes it INSUFFICIENT_POWER.
+//
+// **Ranking.** Ascending cost.total, ties in request order. cheapest is true on the OK item of lowest cost. differenceVsReference: cost.total − the reference's, and that over the reference's cost in percent (null when the reference costs 0).
+//
+// **Errors.** 400 INVALID_PARAMETER for an unknown tariff id, a GAS tariff, more than 20 ids, a period over 366 days, or a bad timestamp; 404 SITE_NOT_FOUND. Answers are cached and invalidated by new readings, tariff and calendar changes (X-Cache).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/sites/{site-id}/fluids/elec/tariff-simulations (the `GetSiteElecTariffSimulations` operationId).
+func (c *ClientWithResponses) GetSiteElecTariffSimulationsWithResponse(ctx context.Context, siteId string, params *GetSiteElecTariffSimulationsParams, reqEditors ...RequestEditorFn) (*GetSiteElecTariffSimulationsResponse, error) {
+	rsp, err := c.GetSiteElecTariffSimulations(ctx, siteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSiteElecTariffSimulationsResponse(rsp)
 }
 
 // GetSiteGasConsumptionsWithResponse Gas consumption of a site
@@ -7630,6 +9396,372 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 	switch {
 	case rsp.StatusCode == 503:
 		var headers ReadyzResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDayColourCalendarResponse parses an HTTP response from a GetDayColourCalendarWithResponse call
+func ParseGetDayColourCalendarResponse(rsp *http.Response) (*GetDayColourCalendarResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDayColourCalendarResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DayColourCalendarBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetDayColourCalendarResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutDayColourCalendarResponse parses an HTTP response from a PutDayColourCalendarWithResponse call
+func ParsePutDayColourCalendarResponse(rsp *http.Response) (*PutDayColourCalendarResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutDayColourCalendarResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DayColourCalendarBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers PutDayColourCalendarResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDayColoursResponse parses an HTTP response from a GetDayColoursWithResponse call
+func ParseGetDayColoursResponse(rsp *http.Response) (*GetDayColoursResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDayColoursResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []DayColour
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetDayColoursResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutDayColoursResponse parses an HTTP response from a PutDayColoursWithResponse call
+func ParsePutDayColoursResponse(rsp *http.Response) (*PutDayColoursResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutDayColoursResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DayColoursStored
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers PutDayColoursResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -8879,6 +11011,223 @@ func ParseGetSiteElecConsumptionsResponse(rsp *http.Response) (*GetSiteElecConsu
 		response.Headers200 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteElecConsumptionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSiteElecMaxPowersResponse parses an HTTP response from a GetSiteElecMaxPowersWithResponse call
+func ParseGetSiteElecMaxPowersResponse(rsp *http.Response) (*GetSiteElecMaxPowersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSiteElecMaxPowersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Answer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSiteElecMaxPowersResponse200Headers
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("X-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCache = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSiteElecMaxPowersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSiteElecTariffSimulationsResponse parses an HTTP response from a GetSiteElecTariffSimulationsWithResponse call
+func ParseGetSiteElecTariffSimulationsResponse(rsp *http.Response) (*GetSiteElecTariffSimulationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSiteElecTariffSimulationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Simulations
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSiteElecTariffSimulationsResponse200Headers
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("X-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCache = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSiteElecTariffSimulationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

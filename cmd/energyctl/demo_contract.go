@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"net/url"
+	"io"
 	"time"
+
+	"energy/synth"
 )
 
 // The demo's material for the contract optimizer: tariffs of 6 and 9 kVA (BASE, TEMPO; the
@@ -23,7 +27,7 @@ var demoSimulatedTariffs = []string{demoBase6ID, demoBase9ID, demoTempo9ID}
 // demoBaseTariff is a BASE contract of kva kVA (French regulated prices of 2025, EUR incl. taxes).
 func demoBaseTariff(kva int, subscription float64, year int) map[string]any {
 	return map[string]any{
-		"option": "BASE", "dialHeadings": map[string]string{demoDialHC: "BASE", demoDialHP: "BASE"}, "subscribedPowerKva": kva,
+		"option": "BASE", "dialHeadings": map[string]string{synth.DialHC: "BASE", synth.DialHP: "BASE"}, "subscribedPowerKva": kva,
 		"prices":            []map[string]any{{"validFrom": fmt.Sprintf("%d-02-01", year-10), "byHeading": map[string]float64{"BASE": 0.2016}}},
 		"standingCharges":   []map[string]any{{"validFrom": fmt.Sprintf("%d-02-01", year-10), "yearly": map[string]float64{"subscription": subscription, "cta": 21.35}}},
 		"carbonCoefficient": 0.052,
@@ -88,13 +92,24 @@ func demoTempoColours(first, last int) []map[string]string {
 
 // putDemoContracts creates the demo calendar with its colours and the 6 and 9 kVA tariffs.
 func putDemoContracts(ctx context.Context, c *apiClient, firstYear, lastYear int) error {
-	path := "/v1/day-colour-calendars/" + url.PathEscape(demoCalendarID)
-	if err := c.putJSON(ctx, path, map[string]string{"name": "Tempo (demo)", "dayStartsAt": "06:00"}); err != nil {
+	put := func(body any, call func(body io.Reader) (answer, error)) error {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		a, err := call(bytes.NewReader(b))
+		return c.adminOutcome(ctx, a, err)
+	}
+	if err := put(map[string]string{"name": "Tempo (demo)", "dayStartsAt": "06:00"}, func(body io.Reader) (answer, error) {
+		return c.api.PutDayColourCalendarWithBodyWithResponse(ctx, demoCalendarID, "application/json", body)
+	}); err != nil {
 		return fmt.Errorf("create day-colour calendar %s: %w", demoCalendarID, err)
 	}
 	days := demoTempoColours(firstYear, lastYear)
 	for from := 0; from < len(days); from += 1500 {
-		if err := c.putJSON(ctx, path+"/days", days[from:min(from+1500, len(days))]); err != nil {
+		if err := put(days[from:min(from+1500, len(days))], func(body io.Reader) (answer, error) {
+			return c.api.PutDayColoursWithBodyWithResponse(ctx, demoCalendarID, "application/json", body)
+		}); err != nil {
 			return fmt.Errorf("store the colours of calendar %s: %w", demoCalendarID, err)
 		}
 	}
@@ -103,7 +118,9 @@ func putDemoContracts(ctx context.Context, c *apiClient, firstYear, lastYear int
 		demoBase9ID:  demoBaseTariff(9, 189.12, lastYear),
 		demoTempo9ID: demoTempoTariff(lastYear),
 	} {
-		if err := c.putJSON(ctx, "/v2/tariffs/"+url.PathEscape(id), body); err != nil {
+		if err := put(body, func(body io.Reader) (answer, error) {
+			return c.api.PutTariffWithBodyWithResponse(ctx, id, "application/json", body)
+		}); err != nil {
 			return fmt.Errorf("create tariff %s: %w", id, err)
 		}
 	}

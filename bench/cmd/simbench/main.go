@@ -24,6 +24,7 @@ import (
 	"energy/bench"
 	"energy/schema"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 const (
@@ -51,7 +52,7 @@ func run(out, dir string, year, coldRuns, cachedRuns int) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	srv, err := schema.StartLocal(ctx, filepath.Join(dir, "clickhouse"))
+	srv, err := server.StartLocal(ctx, filepath.Join(dir, "clickhouse"))
 	if err != nil {
 		return err
 	}
