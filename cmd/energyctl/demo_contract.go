@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"energy/synth"
+	"energy/bench/synth"
 )
 
 // The demo's material for the contract optimizer: tariffs of 6 and 9 kVA (BASE, TEMPO; the
