@@ -56,6 +56,8 @@ type Config struct {
 	Outbox  *targets.Outbox
 	// UploadRate is the slowest archive upload waited for; zero fields take the defaults.
 	UploadRate UploadRate
+	// RateLimiter bounds each token's requests on both listeners; nil: unlimited.
+	RateLimiter *RateLimiter
 }
 
 // serverDescription says where each listener answers; the description's server is relative:
@@ -82,6 +84,7 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	withCSVFormat(&hc)
 	api := humachi.New(router, hc)
 	api.UseMiddleware(authenticate(api, cfg.Registry))
+	api.UseMiddleware(limitRate(api, cfg.RateLimiter))
 	api.UseMiddleware(rejectAmbiguousJSON)
 	api.UseMiddleware(negotiateCSV(api))
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {

@@ -49,7 +49,8 @@ func wire(ctx context.Context, cfg config, db *schema.DB, live func(context.Cont
 		Registry: reg, Ready: db.Ping, Live: live, PublicURL: cfg.PublicURL, Logger: log,
 		Consumptions: cfg.consumptions(engine, reg), Budgets: cfg.budgets(budgeter, reg),
 		Comparisons: cfg.comparisons(engine, db, reg), Jobs: jobs, Targets: targetStore, Outbox: outbox,
-		UploadRate: apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace},
+		UploadRate:  apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace},
+		RateLimiter: apidocs.NewRateLimiter(cfg.rateLimits()),
 	}}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.
