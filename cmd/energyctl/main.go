@@ -19,6 +19,7 @@ import (
 
 	"energy/cmd/internal/buildinfo"
 	"energy/schema"
+	"energy/schema/audit"
 	"energy/schema/registry"
 	"energy/schema/server"
 )
@@ -31,6 +32,7 @@ type command struct {
 
 // commands maps "word" or "word sub" to its command (each lives in its own file).
 var commands = map[string]command{
+	"audit":            {summary: "print the audit trail of admin changes (who, what, when), oldest first", run: toStdout(auditList)},
 	"advices":          {summary: "submit a recommendation job from a JSON file, wait for it and print the advices", run: runAdvices},
 	"cluster run":      {summary: "run a local ClickHouse cluster (ZooKeeper, 2 shards × 2 replicas) in the foreground until interrupted", run: toStdout(clusterRun)},
 	"demo":             {summary: "create demo sites and load a year of their readings (or write the archives with --out)", run: runDemo},
@@ -84,7 +86,7 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	err := cmd.run(ctx, rest)
+	err := cmd.run(audit.WithActor(ctx, commandLineActor()), rest)
 	if errors.Is(err, flag.ErrHelp) {
 		return
 	}

@@ -43,6 +43,8 @@ const (
 	TargetSettings      = "target_settings"
 	Notifications       = "notifications" // the outbox of target notifications
 	DataVersions        = "data_versions"
+	AuditEvents         = "audit_events"  // the append-only trail of admin changes
+	SiteErasures        = "site_erasures" // erasures of a site's data and their reports
 
 	// The record of applied migrations, and the lock that lets one process apply them.
 	SchemaMigrations     = "schema_migrations"
