@@ -19,6 +19,7 @@ import (
 	"energy/query/comparison"
 	"energy/query/heating"
 	"energy/query/targets"
+	"energy/schema/erasure"
 	"energy/schema/registry"
 )
 
@@ -56,6 +57,8 @@ type Config struct {
 	Outbox  *targets.Outbox
 	// UploadRate is the slowest archive upload waited for; zero fields take the defaults.
 	UploadRate UploadRate
+	// Erasures erases sites on request (DELETE /v2/sites/{siteId}); nil: not served.
+	Erasures *erasure.Service
 	// RateLimiter bounds each token's requests on both listeners; nil: unlimited.
 	RateLimiter *RateLimiter
 }
@@ -123,6 +126,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)
 	registerTargets(api, cfg.Registry, cfg.Targets, cfg.Outbox)
+	registerErasure(api, cfg)
 	return routedHandler{routes: router, handler: limitUpload(router, cfg.UploadRate)}, api
 }
 
