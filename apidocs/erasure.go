@@ -52,9 +52,6 @@ type erasureHandler struct {
 }
 
 func registerErasure(api huma.API, cfg Config) {
-	if cfg.Erasures == nil {
-		return
-	}
 	h := &erasureHandler{reg: cfg.Registry, svc: cfg.Erasures, publicURL: cfg.PublicURL}
 	huma.Register(api, huma.Operation{
 		OperationID: "erase-site", Method: http.MethodDelete, Path: "/v2/sites/{siteId}", Tags: []string{"Admin"},

@@ -57,7 +57,7 @@ type Config struct {
 	Outbox  *targets.Outbox
 	// UploadRate is the slowest archive upload waited for; zero fields take the defaults.
 	UploadRate UploadRate
-	// Erasures erases sites on request (DELETE /v2/sites/{siteId}); nil: not served.
+	// Erasures erases sites on request (DELETE /v2/sites/{siteId}).
 	Erasures *erasure.Service
 	// RateLimiter bounds each token's requests on both listeners; nil: unlimited.
 	RateLimiter *RateLimiter
