@@ -127,6 +127,7 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerJobs(api, cfg)
 	registerTargets(api, cfg.Registry, cfg.Targets, cfg.Outbox)
 	registerErasure(api, cfg)
+	registerExport(api, cfg.Registry)
 	return routedHandler{routes: router, handler: limitUpload(router, cfg.UploadRate)}, api
 }
 

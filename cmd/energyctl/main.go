@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"advices":          {summary: "submit a recommendation job from a JSON file, wait for it and print the advices", run: runAdvices},
 	"cluster run":      {summary: "run a local ClickHouse cluster (ZooKeeper, 2 shards × 2 replicas) in the foreground until interrupted", run: toStdout(clusterRun)},
 	"demo":             {summary: "create demo sites and load a year of their readings (or write the archives with --out)", run: runDemo},
+	"export":           {summary: "write a site's data as an intake archive to stdout (energyctl export SITE > SITE.tar.gz), progress on stderr", run: func(ctx context.Context, args []string) error { return exportSite(ctx, args, os.Stdout, os.Stderr) }},
 	"heating get":      {summary: "print the heating schedule of a site (the default when none is stored)", run: toStdout(heatingGet)},
 	"heating put":      {summary: "replace the heating schedule of a site (--file JSON as the API's body)", run: func(ctx context.Context, args []string) error { return heatingPut(ctx, args, os.Stdin, os.Stdout) }},
 	"notifications":    {summary: "list a target's notifications, newest first", run: toStdout(notificationList)},
