@@ -13,6 +13,7 @@ import (
 	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
+	"energy/schema/server"
 )
 
 // On a cluster (2 shards × 2 replicas) with two energyd replicas that both cached answers of
@@ -115,7 +116,7 @@ func TestErasureOnTwoReplicas(t *testing.T) {
 
 // siteRowsOnEveryNode counts the site's rows on every ClickHouse node of the cluster, in every
 // local table with a site_id column.
-func siteRowsOnEveryNode(t *testing.T, c *schema.LocalCluster, database, site string) uint64 {
+func siteRowsOnEveryNode(t *testing.T, c *server.LocalCluster, database, site string) uint64 {
 	t.Helper()
 	ctx := context.Background()
 	var total uint64
