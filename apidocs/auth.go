@@ -8,6 +8,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"energy/schema/audit"
 	"energy/schema/registry"
 )
 
@@ -68,7 +69,9 @@ func authenticate(api huma.API, store *registry.Store) func(huma.Context, func(h
 			_ = huma.WriteErr(api, ctx, http.StatusForbidden, "the Authorization token does not have permission to the resource: it needs scope "+joinScopes(wanted))
 			return
 		}
-		next(huma.WithValue(ctx, tokenKey{}, tok))
+		// The stores write who made each admin change into the audit trail.
+		actx := audit.WithActor(context.WithValue(ctx.Context(), tokenKey{}, tok), audit.Actor{TokenID: tok.TokenID, TenantID: tok.TenantID})
+		next(huma.WithContext(ctx, actx))
 	}
 }
 

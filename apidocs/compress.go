@@ -99,7 +99,7 @@ func (w *gzipResponse) WriteHeader(code int) {
 	}
 	w.status = code
 	h := w.Header()
-	if code != http.StatusOK || h.Get("Content-Encoding") != "" || strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
+	if code != http.StatusOK || h.Get("Content-Encoding") != "" || strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") || h.Get("Content-Type") == "application/gzip" {
 		w.pass()
 		return
 	}

@@ -26,13 +26,15 @@ var errorStatuses = map[int]struct{ code, when string }{
 	http.StatusUnprocessableEntity:   {CodeInvalidParameter, "the request is well-formed but cannot be carried out; errorCode says why"},
 	http.StatusInternalServerError:   {CodeInternal, "INTERNAL_ERROR: a bug; the description carries the request id to quote"},
 	http.StatusServiceUnavailable:    {CodeStorageUnavailable, "STORAGE_UNAVAILABLE: the data store does not answer; retry after the `Retry-After` seconds"},
+	http.StatusTooManyRequests:       {CodeRateLimited, "RATE_LIMITED: the token sent more requests than its rate allows (energyd --rate-limit, --rate-limit-scopes); retry after the `Retry-After` seconds"},
 }
 
 // documentErrors completes an operation's description as it is registered, so that every
 // operation, whoever adds it, documents each status it can answer with the error body: an
 // operation without security is public (an explicit empty `security`), a protected one
 // answers 401 and 403, one with parameters or a body 400, one with path parameters 404, one
-// with a body 413, and every one 500, 503 and a default error response.
+// with a body 413, a protected one 429 (rate limits apply per token), and every one 500, 503
+// and a default error response.
 func documentErrors(_ *huma.OpenAPI, op *huma.Operation) {
 	protected := len(op.Security) > 0
 	if op.Security == nil {
@@ -48,7 +50,7 @@ func documentErrors(_ *huma.OpenAPI, op *huma.Operation) {
 	}
 	statuses := []int{http.StatusInternalServerError, http.StatusServiceUnavailable}
 	if protected {
-		statuses = append(statuses, http.StatusUnauthorized, http.StatusForbidden)
+		statuses = append(statuses, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests)
 	}
 	if hasParams {
 		statuses = append(statuses, http.StatusBadRequest)
@@ -122,7 +124,7 @@ func describeError(r *huma.Response, status int, isDefault bool) {
 	if mt.Example == nil && mt.Examples == nil {
 		mt.Example = map[string]any{"errorCode": info.code, "errorDescription": info.when}
 	}
-	if status == http.StatusServiceUnavailable {
+	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
 		if r.Headers == nil {
 			r.Headers = map[string]*huma.Param{}
 		}

@@ -151,6 +151,20 @@ func TestContract(t *testing.T) {
 	const gasConsumption = "/v2/sites/S1/fluids/gas/consumptions?startTs=2024-01-01T00:00:00&endTs=2024-01-03T00:00:00&stepUnit=DAYS"
 	const schedule = `{"temperatures":{"COMFORT":20,"ECO":17},"weeklyCalendar":[{"offset":420,"temperature":"COMFORT"},{"offset":1380,"temperature":"ECO"}]}`
 	const jsonType = "application/json"
+	// Two sites to erase: one erased here (its erasure is read by the cases), one by a case.
+	for _, site := range []string{"ERASED", "ERASE-ME"} {
+		if st, b, _ := h.do(http.MethodPut, "/v2/sites/"+site, h.admin, `{}`); st != http.StatusOK {
+			t.Fatalf("PUT site %s: %d %s", site, st, b)
+		}
+	}
+	st, erased, _ := h.do(http.MethodDelete, "/v2/sites/ERASED", h.admin, "")
+	var erasedLink struct {
+		Links SelfLinks `json:"_links"`
+	}
+	if err := json.Unmarshal(erased, &erasedLink); st != http.StatusAccepted || err != nil {
+		t.Fatalf("DELETE site ERASED: %d %s", st, erased)
+	}
+	erasurePath := strings.TrimPrefix(erasedLink.Links.Self.Href, h.srv.URL)
 	cases := []contractCase{
 		{op: "healthz", method: "GET", path: "/healthz", want: 200},
 		{op: "readyz", method: "GET", path: "/readyz", want: 200},
@@ -228,6 +242,14 @@ func TestContract(t *testing.T) {
 		{op: "get-site-gas-consumptions", method: "GET", path: gasConsumption, token: collector, want: 403},
 		{op: "get-site", method: "GET", path: "/v2/sites/S1", token: reader, want: 200},
 		{op: "get-site", method: "GET", path: "/v2/sites/NOPE", token: reader, want: 404},
+		{op: "erase-site", method: "DELETE", path: "/v2/sites/ERASE-ME", token: h.admin, want: 202},
+		{op: "erase-site", method: "DELETE", path: "/v2/sites/NOPE", token: h.admin, want: 404},
+		{op: "erase-site", method: "DELETE", path: "/v2/sites/S1", token: reader, want: 403},
+		{op: "get-site-erasure", method: "GET", path: erasurePath, token: h.admin, want: 200},
+		{op: "get-site-erasure", method: "GET", path: "/v2/site-erasures/NOPE", token: h.admin, want: 404},
+		{op: "export-site", method: "GET", path: "/v2/sites/S1/export?startTs=2024-01-01T00:00:00Z", token: h.admin, want: 200},
+		{op: "export-site", method: "GET", path: "/v2/sites/S1/export?startTs=yesterday", token: h.admin, want: 400},
+		{op: "export-site", method: "GET", path: "/v2/sites/NOPE/export", token: h.admin, want: 404},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: h.admin, ctype: jsonType, body: []byte(`{"timezone":"Europe/Paris"}`), want: 200},
 		{op: "put-site", method: "PUT", path: "/v2/sites/S2", token: h.admin, ctype: jsonType, body: []byte(`{"heatingFluid":"COAL"}`), want: 400, breaks: true, comment: "heatingFluid not in the enum"},
 		{op: "put-site", method: "PUT", path: "/v2/sites/-S2", token: h.admin, ctype: jsonType, body: []byte(`{}`), want: 400, breaks: true, comment: "siteId not starting with a letter or digit"},

@@ -31,6 +31,7 @@ const (
 	CodeFieldNotUpdatable  = "TARGET_FIELD_NOT_UPDATABLE"
 	CodeInternal           = "INTERNAL_ERROR"
 	CodeStorageUnavailable = "STORAGE_UNAVAILABLE"
+	CodeRateLimited        = "RATE_LIMITED"
 )
 
 // retryAfterSeconds is what a 503 asks clients to wait.

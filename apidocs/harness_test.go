@@ -29,9 +29,19 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil)
+}
+
+// newHarnessWith is newHarness with its configuration changed by configure (nil: unchanged).
+func newHarnessWith(t *testing.T, configure func(*Config)) *harness {
+	t.Helper()
 	db := chtest.DB(t)
 	reg := registry.New(db)
-	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)})
+	cfg := Config{Registry: reg, Ready: db.Ping, Targets: targets.NewStore(db), Outbox: targets.NewOutbox(db)}
+	if configure != nil {
+		configure(&cfg)
+	}
+	h, _ := NewMain(cfg)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	hs := &harness{t: t, db: db, reg: reg, srv: srv}

@@ -23,14 +23,16 @@ import (
 	"energy/ingest"
 	"energy/query/targets"
 	"energy/schema/chtest"
+	"energy/schema/erasure"
 	"energy/schema/registry"
 )
 
 // jobsHarness is a main service with the archive intake on a throwaway database and spool.
 type jobsHarness struct {
 	*harness
-	jobs  *ingest.Service
-	spool string
+	jobs     *ingest.Service
+	erasures *erasure.Service
+	spool    string
 }
 
 // newJobsHarness starts the workers when start is set (otherwise jobs stay SUBMITTED).
@@ -64,6 +66,12 @@ func newJobsHarnessAPI(t *testing.T, publicURL string, start bool, edit func(*in
 		jobs.Stop(ctx)
 	})
 	api.Registry, api.Ready, api.PublicURL, api.Jobs, api.Targets, api.Outbox = reg, db.Ping, publicURL, jobs, targets.NewStore(db), targets.NewOutbox(db)
+	api.Erasures = erasure.New(db, reg, nil)
+	ectx, stopErasures := context.WithCancel(context.Background())
+	if err := api.Erasures.Start(ectx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopErasures(); api.Erasures.Wait() })
 	h, _ := NewMain(api)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -77,7 +85,7 @@ func newJobsHarnessAPI(t *testing.T, publicURL string, start bool, edit func(*in
 			t.Fatal(err)
 		}
 	}
-	return &jobsHarness{harness: hs, jobs: jobs, spool: spool}
+	return &jobsHarness{harness: hs, jobs: jobs, erasures: api.Erasures, spool: spool}
 }
 
 // tarGz builds a .tar.gz of name, body pairs.

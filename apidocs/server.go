@@ -19,6 +19,7 @@ import (
 	"energy/query/comparison"
 	"energy/query/heating"
 	"energy/query/targets"
+	"energy/schema/erasure"
 	"energy/schema/registry"
 )
 
@@ -56,6 +57,10 @@ type Config struct {
 	Outbox  *targets.Outbox
 	// UploadRate is the slowest archive upload waited for; zero fields take the defaults.
 	UploadRate UploadRate
+	// Erasures erases sites on request (DELETE /v2/sites/{siteId}).
+	Erasures *erasure.Service
+	// RateLimiter bounds each token's requests on both listeners; nil: unlimited.
+	RateLimiter *RateLimiter
 }
 
 // serverDescription says where each listener answers; the description's server is relative:
@@ -82,6 +87,7 @@ func newAPI(listener, title, description string, cfg Config) (chi.Router, huma.A
 	withCSVFormat(&hc)
 	api := humachi.New(router, hc)
 	api.UseMiddleware(authenticate(api, cfg.Registry))
+	api.UseMiddleware(limitRate(api, cfg.RateLimiter))
 	api.UseMiddleware(rejectAmbiguousJSON)
 	api.UseMiddleware(negotiateCSV(api))
 	router.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -121,6 +127,8 @@ func NewMain(cfg Config) (http.Handler, huma.API) {
 	registerBudgets(api, cfg.Registry, cfg.Budgets)
 	registerJobs(api, cfg)
 	registerTargets(api, cfg.Registry, cfg.Targets, cfg.Outbox)
+	registerErasure(api, cfg)
+	registerExport(api, cfg.Registry)
 	return routedHandler{routes: router, handler: limitUpload(router, cfg.UploadRate)}, api
 }
 

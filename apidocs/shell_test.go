@@ -12,8 +12,8 @@ func TestRoutingAndAuthErrors(t *testing.T) {
 
 	st, b, hdr := h.do("GET", "/v2/nowhere", h.admin, "")
 	h.wantError(st, b, hdr, http.StatusNotFound, CodeNotFound, "/v2/nowhere")
-	st, b, hdr = h.do("DELETE", "/v2/sites/S1", "", "")
-	h.wantError(st, b, hdr, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "DELETE")
+	st, b, hdr = h.do("PATCH", "/v2/sites/S1", "", "")
+	h.wantError(st, b, hdr, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "PATCH")
 	st, b, hdr = h.do("PUT", "/v2/sites/S1", "", `{}`)
 	h.wantError(st, b, hdr, http.StatusUnauthorized, CodeInvalidAuth)
 	st, b, hdr = h.do("PUT", "/v2/sites/S1", "etk_0000000000000000_nope", `{}`)

@@ -141,14 +141,16 @@ func alterOnOneReplica(stmt, database, cluster string) string {
 // ReplicatedOnEveryNode names the tables that a cluster keeps whole on every node: the
 // registry (small, read on every request, shared by the sites of all shards), the weather
 // shared by sites of all shards, the archive and advice jobs that any energyd replica may
-// claim or read with the leases on them, the data versions every energyd watches, and the
-// record of applied migrations. The readings are sharded by site instead (and the accepted
+// claim or read with the leases on them, the data versions every energyd watches, the audit
+// trail of admin changes and the erasures any energyd may resume, and the record of applied
+// migrations. The readings are sharded by site instead (and the accepted
 // archives by job).
 var ReplicatedOnEveryNode = map[string]bool{
 	tables.Tenants: true, tables.APITokens: true, tables.Sites: true, tables.Tariffs: true, tables.WeatherStations: true,
 	tables.WeatherObservations: true, tables.Jobs: true, tables.AdviceJobs: true, tables.DataVersions: true,
 	tables.SchemaMigrations: true, tables.HeatingSchedules: true, tables.JobLeases: true,
 	tables.DayColourCalendars: true, tables.DayColours: true,
+	tables.AuditEvents: true, tables.SiteErasures: true,
 }
 
 // replicatedEngine turns engine (e.g. "ReplacingMergeTree(version)") into its Replicated form.

@@ -1493,6 +1493,11 @@ func (r ReadyzResponse) ContentType() string {
 	return ""
 }
 
+// SubmitAdviceJobResponse429Headers the declared response headers of an HTTP 429 response for SubmitAdviceJob
+type SubmitAdviceJobResponse429Headers struct {
+	RetryAfter *int
+}
+
 // SubmitAdviceJobResponse503Headers the declared response headers of an HTTP 503 response for SubmitAdviceJob
 type SubmitAdviceJobResponse503Headers struct {
 	RetryAfter *int
@@ -1511,12 +1516,16 @@ type SubmitAdviceJobResponse struct {
 	JSON403 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SubmitAdviceJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SubmitAdviceJobResponse503Headers
 }
@@ -1544,6 +1553,11 @@ func (r SubmitAdviceJobResponse) GetJSON403() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SubmitAdviceJobResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SubmitAdviceJobResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1590,6 +1604,11 @@ func (r SubmitAdviceJobResponse) ContentType() string {
 	return ""
 }
 
+// GetAdviceJobResponse429Headers the declared response headers of an HTTP 429 response for GetAdviceJob
+type GetAdviceJobResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetAdviceJobResponse503Headers the declared response headers of an HTTP 503 response for GetAdviceJob
 type GetAdviceJobResponse503Headers struct {
 	RetryAfter *int
@@ -1608,12 +1627,16 @@ type GetAdviceJobResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAdviceJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetAdviceJobResponse503Headers
 }
@@ -1641,6 +1664,11 @@ func (r GetAdviceJobResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetAdviceJobResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAdviceJobResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2053,6 +2081,13 @@ func ParseSubmitAdviceJobResponse(rsp *http.Response) (*SubmitAdviceJobResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2077,6 +2112,16 @@ func ParseSubmitAdviceJobResponse(rsp *http.Response) (*SubmitAdviceJobResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers SubmitAdviceJobResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitAdviceJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -2141,6 +2186,13 @@ func ParseGetAdviceJobResponse(rsp *http.Response) (*GetAdviceJobResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2165,6 +2217,16 @@ func ParseGetAdviceJobResponse(rsp *http.Response) (*GetAdviceJobResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetAdviceJobResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetAdviceJobResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

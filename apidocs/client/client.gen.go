@@ -57,6 +57,27 @@ func (e ConsumptionStatus) Valid() bool {
 	}
 }
 
+// Defines values for ErasureBodyState.
+const (
+	ErasureBodyStateDONE       ErasureBodyState = "DONE"
+	ErasureBodyStateINPROGRESS ErasureBodyState = "IN_PROGRESS"
+	ErasureBodyStateSUBMITTED  ErasureBodyState = "SUBMITTED"
+)
+
+// Valid indicates whether the value is a known member of the ErasureBodyState enum.
+func (e ErasureBodyState) Valid() bool {
+	switch e {
+	case ErasureBodyStateDONE:
+		return true
+	case ErasureBodyStateINPROGRESS:
+		return true
+	case ErasureBodyStateSUBMITTED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HeatingBudgetType.
 const (
 	TOTAL HeatingBudgetType = "TOTAL"
@@ -815,6 +836,51 @@ type EnergyMeter struct {
 	// Total Wh (electricity) or kWh (gas); null when the step has no usable data.
 	Total *float64 `json:"total"`
 }
+
+// EraseOutputBody defines model for EraseOutputBody.
+type EraseOutputBody struct {
+	// UnderscoreLinks self: the erasure, to poll for its report
+	UnderscoreLinks SelfLinks `json:"_links"`
+}
+
+// ErasureBody defines model for ErasureBody.
+type ErasureBody struct {
+	UnderscoreLinks SelfLinks `json:"_links"`
+
+	// Error The last failure of a step being retried
+	Error *string `json:"error,omitempty"`
+
+	// Id Erasure id (UUID)
+	//
+	// Examples: 7d0c5b3e-2f1a-4c8e-9b6d-3a2e1f0c4d5b
+	Id string `json:"id"`
+
+	// RequestedTs Timestamp-Z of the request
+	//
+	// Examples: 2026-12-07T17:00:00Z
+	RequestedTs string `json:"requestedTs"`
+
+	// RowsRemoved Rows of the site removed, by table (every version of a row counts)
+	//
+	// Examples: {"elec_indexes":8760,"sites":1}
+	RowsRemoved map[string]int64 `json:"rowsRemoved"`
+
+	// SiteId The site erased
+	//
+	// Examples: SITE-1
+	SiteId string `json:"siteId"`
+
+	// State SUBMITTED, IN_PROGRESS (also while a failed step is retried, error says why), DONE
+	State ErasureBodyState `json:"state"`
+
+	// StateTs Timestamp-Z of the last change of state or report
+	//
+	// Examples: 2026-12-07T17:00:03Z
+	StateTs string `json:"stateTs"`
+}
+
+// ErasureBodyState SUBMITTED, IN_PROGRESS (also while a failed step is retried, error says why), DONE
+type ErasureBodyState string
 
 // ErrorInfo defines model for ErrorInfo.
 type ErrorInfo struct {
@@ -1935,6 +2001,15 @@ type GetSiteGasConsumptionsParamsStepUnit string
 // GetSiteGasConsumptionsParamsIndexStrategy defines parameters for GetSiteGasConsumptions.
 type GetSiteGasConsumptionsParamsIndexStrategy string
 
+// ExportSiteParams defines parameters for ExportSite.
+type ExportSiteParams struct {
+	// StartTs First instant exported (RFC 3339, 2024-01-01T00:00:00Z or with an offset); default: the first reading
+	StartTs *string `form:"startTs,omitempty" json:"startTs,omitempty"`
+
+	// EndTs Instant where the export stops, excluded (RFC 3339); default: after the last reading
+	EndTs *string `form:"endTs,omitempty" json:"endTs,omitempty"`
+}
+
 // ListJobsParams defines parameters for ListJobs.
 type ListJobsParams struct {
 	// Page Page number, from 0
@@ -2319,6 +2394,11 @@ type ClientInterface interface {
 	// Corresponds with GET /v2/indexes-collect-jobs/{jobId} (the `GetJob` operationId).
 	GetJob(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetSiteErasure Read an erasure of a site: its state and the rows removed per table
+	//
+	// Corresponds with GET /v2/site-erasures/{erasureId} (the `GetSiteErasure` operationId).
+	GetSiteErasure(ctx context.Context, erasureId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSiteElecConsumptions Electricity consumption of a site
 	//
 	// Electricity consumption of the site over [startTs, endTs), one item per step, at most 1,200 items.
@@ -2387,6 +2467,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v2/sites/{site-id}/fluids/gas/consumptions (the `GetSiteGasConsumptions` operationId).
 	GetSiteGasConsumptions(ctx context.Context, siteId string, params *GetSiteGasConsumptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// EraseSite Erase a site and all its data
+	//
+	// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+	//
+	// Corresponds with DELETE /v2/sites/{siteId} (the `EraseSite` operationId).
+	EraseSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSite Read a site
 	//
 	// Corresponds with GET /v2/sites/{siteId} (the `GetSite` operationId).
@@ -2409,6 +2496,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /v2/sites/{siteId} (the `PutSite` operationId).
 	PutSite(ctx context.Context, siteId string, body PutSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportSite Export a site's data as an intake archive
+	//
+	// Streams a .tar.gz (application/gzip) in the archive intake format itself (GDPR article 20): site.json, the site's registry description ({"site": the body of GET /v2/sites/{siteId}}), then readings-0001.json … holding the latest generation of each reading of both fluids (an _INVALID reading included), the max powers and the load curves, at most 5,000 indexes and 1,000 load curves per file. Submitted with POST /v2/indexes-collect-jobs to a tenant that has the site (PUT site.json's site first), it reproduces the same consumption answers; site.json holds none of the record arrays, so the intake counts no operation for it. An archive of more than 5 files (over about 20,000 indexes) must be split before it is submitted again.
+	//
+	// Corresponds with GET /v2/sites/{siteId}/export (the `ExportSite` operationId).
+	ExportSite(ctx context.Context, siteId string, params *ExportSiteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTargets List the targets of a site
 	//
@@ -2927,6 +3021,21 @@ func (c *Client) GetJob(ctx context.Context, jobId string, reqEditors ...Request
 	return c.Client.Do(req)
 }
 
+// GetSiteErasure Read an erasure of a site: its state and the rows removed per table
+//
+// Corresponds with GET /v2/site-erasures/{erasureId} (the `GetSiteErasure` operationId).
+func (c *Client) GetSiteErasure(ctx context.Context, erasureId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSiteErasureRequest(c.Server, erasureId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetSiteElecConsumptions Electricity consumption of a site
 //
 // Electricity consumption of the site over [startTs, endTs), one item per step, at most 1,200 items.
@@ -3035,6 +3144,23 @@ func (c *Client) GetSiteGasConsumptions(ctx context.Context, siteId string, para
 	return c.Client.Do(req)
 }
 
+// EraseSite Erase a site and all its data
+//
+// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+//
+// Corresponds with DELETE /v2/sites/{siteId} (the `EraseSite` operationId).
+func (c *Client) EraseSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEraseSiteRequest(c.Server, siteId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetSite Read a site
 //
 // Corresponds with GET /v2/sites/{siteId} (the `GetSite` operationId).
@@ -3078,6 +3204,23 @@ func (c *Client) PutSiteWithBody(ctx context.Context, siteId string, contentType
 // Corresponds with PUT /v2/sites/{siteId} (the `PutSite` operationId).
 func (c *Client) PutSite(ctx context.Context, siteId string, body PutSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPutSiteRequest(c.Server, siteId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportSite Export a site's data as an intake archive
+//
+// Streams a .tar.gz (application/gzip) in the archive intake format itself (GDPR article 20): site.json, the site's registry description ({"site": the body of GET /v2/sites/{siteId}}), then readings-0001.json … holding the latest generation of each reading of both fluids (an _INVALID reading included), the max powers and the load curves, at most 5,000 indexes and 1,000 load curves per file. Submitted with POST /v2/indexes-collect-jobs to a tenant that has the site (PUT site.json's site first), it reproduces the same consumption answers; site.json holds none of the record arrays, so the intake counts no operation for it. An archive of more than 5 files (over about 20,000 indexes) must be split before it is submitted again.
+//
+// Corresponds with GET /v2/sites/{siteId}/export (the `ExportSite` operationId).
+func (c *Client) ExportSite(ctx context.Context, siteId string, params *ExportSiteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportSiteRequest(c.Server, siteId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4065,6 +4208,40 @@ func NewGetJobRequest(server string, jobId string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetSiteErasureRequest constructs an http.Request for the GetSiteErasure method
+func NewGetSiteErasureRequest(server string, erasureId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "erasureId", erasureId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/site-erasures/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetSiteElecConsumptionsRequest constructs an http.Request for the GetSiteElecConsumptions method
 func NewGetSiteElecConsumptionsRequest(server string, siteId string, params *GetSiteElecConsumptionsParams) (*http.Request, error) {
 	var err error
@@ -4501,6 +4678,40 @@ func NewGetSiteGasConsumptionsRequest(server string, siteId string, params *GetS
 	return req, nil
 }
 
+// NewEraseSiteRequest constructs an http.Request for the EraseSite method
+func NewEraseSiteRequest(server string, siteId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "siteId", siteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/sites/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetSiteRequest constructs an http.Request for the GetSite method
 func NewGetSiteRequest(server string, siteId string) (*http.Request, error) {
 	var err error
@@ -4578,6 +4789,79 @@ func NewPutSiteRequestWithBody(server string, siteId string, contentType string,
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExportSiteRequest constructs an http.Request for the ExportSite method
+func NewExportSiteRequest(server string, siteId string, params *ExportSiteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "siteId", siteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/sites/%s/export", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.StartTs != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "startTs", *params.StartTs, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EndTs != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "endTs", *params.EndTs, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5247,6 +5531,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v2/indexes-collect-jobs/{jobId} (the `GetJob` operationId).
 	GetJobWithResponse(ctx context.Context, jobId string, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
 
+	// GetSiteErasureWithResponse Read an erasure of a site: its state and the rows removed per table
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/site-erasures/{erasureId} (the `GetSiteErasure` operationId).
+	GetSiteErasureWithResponse(ctx context.Context, erasureId string, reqEditors ...RequestEditorFn) (*GetSiteErasureResponse, error)
+
 	// GetSiteElecConsumptionsWithResponse Electricity consumption of a site
 	//
 	// Electricity consumption of the site over [startTs, endTs), one item per step, at most 1,200 items.
@@ -5323,6 +5614,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v2/sites/{site-id}/fluids/gas/consumptions (the `GetSiteGasConsumptions` operationId).
 	GetSiteGasConsumptionsWithResponse(ctx context.Context, siteId string, params *GetSiteGasConsumptionsParams, reqEditors ...RequestEditorFn) (*GetSiteGasConsumptionsResponse, error)
 
+	// EraseSiteWithResponse Erase a site and all its data
+	//
+	// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v2/sites/{siteId} (the `EraseSite` operationId).
+	EraseSiteWithResponse(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*EraseSiteResponse, error)
+
 	// GetSiteWithResponse Read a site
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5347,6 +5647,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /v2/sites/{siteId} (the `PutSite` operationId).
 	PutSiteWithResponse(ctx context.Context, siteId string, body PutSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSiteResponse, error)
+
+	// ExportSiteWithResponse Export a site's data as an intake archive
+	//
+	// Streams a .tar.gz (application/gzip) in the archive intake format itself (GDPR article 20): site.json, the site's registry description ({"site": the body of GET /v2/sites/{siteId}}), then readings-0001.json … holding the latest generation of each reading of both fluids (an _INVALID reading included), the max powers and the load curves, at most 5,000 indexes and 1,000 load curves per file. Submitted with POST /v2/indexes-collect-jobs to a tenant that has the site (PUT site.json's site first), it reproduces the same consumption answers; site.json holds none of the record arrays, so the intake counts no operation for it. An archive of more than 5 files (over about 20,000 indexes) must be split before it is submitted again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/sites/{siteId}/export (the `ExportSite` operationId).
+	ExportSiteWithResponse(ctx context.Context, siteId string, params *ExportSiteParams, reqEditors ...RequestEditorFn) (*ExportSiteResponse, error)
 
 	// ListTargetsWithResponse List the targets of a site
 	//
@@ -5994,6 +6303,11 @@ type GetHeatingBudgetResponse200Headers struct {
 	XCache      *string
 }
 
+// GetHeatingBudgetResponse429Headers the declared response headers of an HTTP 429 response for GetHeatingBudget
+type GetHeatingBudgetResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetHeatingBudgetResponse503Headers the declared response headers of an HTTP 503 response for GetHeatingBudget
 type GetHeatingBudgetResponse503Headers struct {
 	RetryAfter *int
@@ -6014,6 +6328,8 @@ type GetHeatingBudgetResponse struct {
 	JSON404 *APIError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6022,6 +6338,8 @@ type GetHeatingBudgetResponse struct {
 	JSONDefault *APIError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetHeatingBudgetResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetHeatingBudgetResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetHeatingBudgetResponse503Headers
 }
@@ -6054,6 +6372,11 @@ func (r GetHeatingBudgetResponse) GetJSON404() *APIError {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetHeatingBudgetResponse) GetJSON422() *APIError {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetHeatingBudgetResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6106,6 +6429,11 @@ type GetBudgetMatrixResponse200Headers struct {
 	XCache      *string
 }
 
+// GetBudgetMatrixResponse429Headers the declared response headers of an HTTP 429 response for GetBudgetMatrix
+type GetBudgetMatrixResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetBudgetMatrixResponse503Headers the declared response headers of an HTTP 503 response for GetBudgetMatrix
 type GetBudgetMatrixResponse503Headers struct {
 	RetryAfter *int
@@ -6126,6 +6454,8 @@ type GetBudgetMatrixResponse struct {
 	JSON404 *APIError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6134,6 +6464,8 @@ type GetBudgetMatrixResponse struct {
 	JSONDefault *APIError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetBudgetMatrixResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBudgetMatrixResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetBudgetMatrixResponse503Headers
 }
@@ -6166,6 +6498,11 @@ func (r GetBudgetMatrixResponse) GetJSON404() *APIError {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetBudgetMatrixResponse) GetJSON422() *APIError {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBudgetMatrixResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6212,6 +6549,11 @@ func (r GetBudgetMatrixResponse) ContentType() string {
 	return ""
 }
 
+// GetHeatingScheduleResponse429Headers the declared response headers of an HTTP 429 response for GetHeatingSchedule
+type GetHeatingScheduleResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetHeatingScheduleResponse503Headers the declared response headers of an HTTP 503 response for GetHeatingSchedule
 type GetHeatingScheduleResponse503Headers struct {
 	RetryAfter *int
@@ -6230,12 +6572,16 @@ type GetHeatingScheduleResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetHeatingScheduleResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetHeatingScheduleResponse503Headers
 }
@@ -6263,6 +6609,11 @@ func (r GetHeatingScheduleResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetHeatingScheduleResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetHeatingScheduleResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6309,6 +6660,11 @@ func (r GetHeatingScheduleResponse) ContentType() string {
 	return ""
 }
 
+// PutHeatingScheduleResponse429Headers the declared response headers of an HTTP 429 response for PutHeatingSchedule
+type PutHeatingScheduleResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PutHeatingScheduleResponse503Headers the declared response headers of an HTTP 503 response for PutHeatingSchedule
 type PutHeatingScheduleResponse503Headers struct {
 	RetryAfter *int
@@ -6329,12 +6685,16 @@ type PutHeatingScheduleResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutHeatingScheduleResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PutHeatingScheduleResponse503Headers
 }
@@ -6367,6 +6727,11 @@ func (r PutHeatingScheduleResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutHeatingScheduleResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutHeatingScheduleResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6413,6 +6778,11 @@ func (r PutHeatingScheduleResponse) ContentType() string {
 	return ""
 }
 
+// GetSiteWeathersResponse429Headers the declared response headers of an HTTP 429 response for GetSiteWeathers
+type GetSiteWeathersResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetSiteWeathersResponse503Headers the declared response headers of an HTTP 503 response for GetSiteWeathers
 type GetSiteWeathersResponse503Headers struct {
 	RetryAfter *int
@@ -6431,12 +6801,16 @@ type GetSiteWeathersResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteWeathersResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSiteWeathersResponse503Headers
 }
@@ -6464,6 +6838,11 @@ func (r GetSiteWeathersResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSiteWeathersResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteWeathersResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6516,6 +6895,11 @@ type GetSiteYearlyElecEnergiesComparisonsResponse200Headers struct {
 	XCache      *string
 }
 
+// GetSiteYearlyElecEnergiesComparisonsResponse429Headers the declared response headers of an HTTP 429 response for GetSiteYearlyElecEnergiesComparisons
+type GetSiteYearlyElecEnergiesComparisonsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetSiteYearlyElecEnergiesComparisonsResponse503Headers the declared response headers of an HTTP 503 response for GetSiteYearlyElecEnergiesComparisons
 type GetSiteYearlyElecEnergiesComparisonsResponse503Headers struct {
 	RetryAfter *int
@@ -6534,6 +6918,8 @@ type GetSiteYearlyElecEnergiesComparisonsResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6542,6 +6928,8 @@ type GetSiteYearlyElecEnergiesComparisonsResponse struct {
 	JSONDefault *APIError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSiteYearlyElecEnergiesComparisonsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteYearlyElecEnergiesComparisonsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSiteYearlyElecEnergiesComparisonsResponse503Headers
 }
@@ -6569,6 +6957,11 @@ func (r GetSiteYearlyElecEnergiesComparisonsResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSiteYearlyElecEnergiesComparisonsResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteYearlyElecEnergiesComparisonsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6615,6 +7008,11 @@ func (r GetSiteYearlyElecEnergiesComparisonsResponse) ContentType() string {
 	return ""
 }
 
+// GetWeatherStationResponse429Headers the declared response headers of an HTTP 429 response for GetWeatherStation
+type GetWeatherStationResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetWeatherStationResponse503Headers the declared response headers of an HTTP 503 response for GetWeatherStation
 type GetWeatherStationResponse503Headers struct {
 	RetryAfter *int
@@ -6633,12 +7031,16 @@ type GetWeatherStationResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWeatherStationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWeatherStationResponse503Headers
 }
@@ -6666,6 +7068,11 @@ func (r GetWeatherStationResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWeatherStationResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWeatherStationResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6712,6 +7119,11 @@ func (r GetWeatherStationResponse) ContentType() string {
 	return ""
 }
 
+// PutWeatherStationResponse429Headers the declared response headers of an HTTP 429 response for PutWeatherStation
+type PutWeatherStationResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PutWeatherStationResponse503Headers the declared response headers of an HTTP 503 response for PutWeatherStation
 type PutWeatherStationResponse503Headers struct {
 	RetryAfter *int
@@ -6732,12 +7144,16 @@ type PutWeatherStationResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutWeatherStationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PutWeatherStationResponse503Headers
 }
@@ -6770,6 +7186,11 @@ func (r PutWeatherStationResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutWeatherStationResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutWeatherStationResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6816,6 +7237,11 @@ func (r PutWeatherStationResponse) ContentType() string {
 	return ""
 }
 
+// GetWeatherObservationsResponse429Headers the declared response headers of an HTTP 429 response for GetWeatherObservations
+type GetWeatherObservationsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetWeatherObservationsResponse503Headers the declared response headers of an HTTP 503 response for GetWeatherObservations
 type GetWeatherObservationsResponse503Headers struct {
 	RetryAfter *int
@@ -6834,12 +7260,16 @@ type GetWeatherObservationsResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWeatherObservationsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWeatherObservationsResponse503Headers
 }
@@ -6867,6 +7297,11 @@ func (r GetWeatherObservationsResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWeatherObservationsResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWeatherObservationsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6913,6 +7348,11 @@ func (r GetWeatherObservationsResponse) ContentType() string {
 	return ""
 }
 
+// PutWeatherObservationsResponse429Headers the declared response headers of an HTTP 429 response for PutWeatherObservations
+type PutWeatherObservationsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PutWeatherObservationsResponse503Headers the declared response headers of an HTTP 503 response for PutWeatherObservations
 type PutWeatherObservationsResponse503Headers struct {
 	RetryAfter *int
@@ -6933,12 +7373,16 @@ type PutWeatherObservationsResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutWeatherObservationsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PutWeatherObservationsResponse503Headers
 }
@@ -6971,6 +7415,11 @@ func (r PutWeatherObservationsResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutWeatherObservationsResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutWeatherObservationsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7017,6 +7466,11 @@ func (r PutWeatherObservationsResponse) ContentType() string {
 	return ""
 }
 
+// SubmitArchiveResponse429Headers the declared response headers of an HTTP 429 response for SubmitArchive
+type SubmitArchiveResponse429Headers struct {
+	RetryAfter *int
+}
+
 // SubmitArchiveResponse503Headers the declared response headers of an HTTP 503 response for SubmitArchive
 type SubmitArchiveResponse503Headers struct {
 	RetryAfter *int
@@ -7033,12 +7487,16 @@ type SubmitArchiveResponse struct {
 	JSON401 *APIError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SubmitArchiveResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SubmitArchiveResponse503Headers
 }
@@ -7061,6 +7519,11 @@ func (r SubmitArchiveResponse) GetJSON401() *APIError {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r SubmitArchiveResponse) GetJSON403() *APIError {
 	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SubmitArchiveResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7107,6 +7570,11 @@ func (r SubmitArchiveResponse) ContentType() string {
 	return ""
 }
 
+// GetJobResponse429Headers the declared response headers of an HTTP 429 response for GetJob
+type GetJobResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetJobResponse503Headers the declared response headers of an HTTP 503 response for GetJob
 type GetJobResponse503Headers struct {
 	RetryAfter *int
@@ -7125,12 +7593,16 @@ type GetJobResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetJobResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetJobResponse503Headers
 }
@@ -7158,6 +7630,11 @@ func (r GetJobResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetJobResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetJobResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7204,10 +7681,126 @@ func (r GetJobResponse) ContentType() string {
 	return ""
 }
 
+// GetSiteErasureResponse429Headers the declared response headers of an HTTP 429 response for GetSiteErasure
+type GetSiteErasureResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetSiteErasureResponse503Headers the declared response headers of an HTTP 503 response for GetSiteErasure
+type GetSiteErasureResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetSiteErasureResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ErasureBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteErasureResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSiteErasureResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSiteErasureResponse) GetJSON200() *ErasureBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSiteErasureResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSiteErasureResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSiteErasureResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSiteErasureResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteErasureResponse) GetJSON429() *APIError {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSiteErasureResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSiteErasureResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetSiteErasureResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSiteErasureResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSiteErasureResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSiteErasureResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSiteErasureResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetSiteElecConsumptionsResponse200Headers the declared response headers of an HTTP 200 response for GetSiteElecConsumptions
 type GetSiteElecConsumptionsResponse200Headers struct {
 	ContentType *string
 	XCache      *string
+}
+
+// GetSiteElecConsumptionsResponse429Headers the declared response headers of an HTTP 429 response for GetSiteElecConsumptions
+type GetSiteElecConsumptionsResponse429Headers struct {
+	RetryAfter *int
 }
 
 // GetSiteElecConsumptionsResponse503Headers the declared response headers of an HTTP 503 response for GetSiteElecConsumptions
@@ -7228,6 +7821,8 @@ type GetSiteElecConsumptionsResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7236,6 +7831,8 @@ type GetSiteElecConsumptionsResponse struct {
 	JSONDefault *APIError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSiteElecConsumptionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteElecConsumptionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSiteElecConsumptionsResponse503Headers
 }
@@ -7263,6 +7860,11 @@ func (r GetSiteElecConsumptionsResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSiteElecConsumptionsResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteElecConsumptionsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7532,6 +8134,11 @@ type GetSiteGasConsumptionsResponse200Headers struct {
 	XCache      *string
 }
 
+// GetSiteGasConsumptionsResponse429Headers the declared response headers of an HTTP 429 response for GetSiteGasConsumptions
+type GetSiteGasConsumptionsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetSiteGasConsumptionsResponse503Headers the declared response headers of an HTTP 503 response for GetSiteGasConsumptions
 type GetSiteGasConsumptionsResponse503Headers struct {
 	RetryAfter *int
@@ -7550,6 +8157,8 @@ type GetSiteGasConsumptionsResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7558,6 +8167,8 @@ type GetSiteGasConsumptionsResponse struct {
 	JSONDefault *APIError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSiteGasConsumptionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteGasConsumptionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSiteGasConsumptionsResponse503Headers
 }
@@ -7585,6 +8196,11 @@ func (r GetSiteGasConsumptionsResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSiteGasConsumptionsResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteGasConsumptionsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7631,6 +8247,122 @@ func (r GetSiteGasConsumptionsResponse) ContentType() string {
 	return ""
 }
 
+// EraseSiteResponse429Headers the declared response headers of an HTTP 429 response for EraseSite
+type EraseSiteResponse429Headers struct {
+	RetryAfter *int
+}
+
+// EraseSiteResponse503Headers the declared response headers of an HTTP 503 response for EraseSite
+type EraseSiteResponse503Headers struct {
+	RetryAfter *int
+}
+
+type EraseSiteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *EraseOutputBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EraseSiteResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EraseSiteResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r EraseSiteResponse) GetJSON202() *EraseOutputBody {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EraseSiteResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EraseSiteResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EraseSiteResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EraseSiteResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EraseSiteResponse) GetJSON429() *APIError {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r EraseSiteResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r EraseSiteResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r EraseSiteResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r EraseSiteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EraseSiteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EraseSiteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EraseSiteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSiteResponse429Headers the declared response headers of an HTTP 429 response for GetSite
+type GetSiteResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetSiteResponse503Headers the declared response headers of an HTTP 503 response for GetSite
 type GetSiteResponse503Headers struct {
 	RetryAfter *int
@@ -7649,12 +8381,16 @@ type GetSiteResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSiteResponse503Headers
 }
@@ -7682,6 +8418,11 @@ func (r GetSiteResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSiteResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7728,6 +8469,11 @@ func (r GetSiteResponse) ContentType() string {
 	return ""
 }
 
+// PutSiteResponse429Headers the declared response headers of an HTTP 429 response for PutSite
+type PutSiteResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PutSiteResponse503Headers the declared response headers of an HTTP 503 response for PutSite
 type PutSiteResponse503Headers struct {
 	RetryAfter *int
@@ -7748,12 +8494,16 @@ type PutSiteResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutSiteResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PutSiteResponse503Headers
 }
@@ -7786,6 +8536,11 @@ func (r PutSiteResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutSiteResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutSiteResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7832,6 +8587,115 @@ func (r PutSiteResponse) ContentType() string {
 	return ""
 }
 
+// ExportSiteResponse429Headers the declared response headers of an HTTP 429 response for ExportSite
+type ExportSiteResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ExportSiteResponse503Headers the declared response headers of an HTTP 503 response for ExportSite
+type ExportSiteResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ExportSiteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *APIError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *APIError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *APIError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *APIError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *APIError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportSiteResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportSiteResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExportSiteResponse) GetJSON400() *APIError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ExportSiteResponse) GetJSON401() *APIError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ExportSiteResponse) GetJSON403() *APIError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ExportSiteResponse) GetJSON404() *APIError {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ExportSiteResponse) GetJSON429() *APIError {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ExportSiteResponse) GetJSON500() *APIError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportSiteResponse) GetJSON503() *APIError {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ExportSiteResponse) GetJSONDefault() *APIError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportSiteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportSiteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportSiteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportSiteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTargetsResponse429Headers the declared response headers of an HTTP 429 response for ListTargets
+type ListTargetsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // ListTargetsResponse503Headers the declared response headers of an HTTP 503 response for ListTargets
 type ListTargetsResponse503Headers struct {
 	RetryAfter *int
@@ -7850,12 +8714,16 @@ type ListTargetsResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTargetsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListTargetsResponse503Headers
 }
@@ -7883,6 +8751,11 @@ func (r ListTargetsResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListTargetsResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTargetsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7929,6 +8802,11 @@ func (r ListTargetsResponse) ContentType() string {
 	return ""
 }
 
+// CreateTargetResponse429Headers the declared response headers of an HTTP 429 response for CreateTarget
+type CreateTargetResponse429Headers struct {
+	RetryAfter *int
+}
+
 // CreateTargetResponse503Headers the declared response headers of an HTTP 503 response for CreateTarget
 type CreateTargetResponse503Headers struct {
 	RetryAfter *int
@@ -7949,12 +8827,16 @@ type CreateTargetResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateTargetResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateTargetResponse503Headers
 }
@@ -7987,6 +8869,11 @@ func (r CreateTargetResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateTargetResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateTargetResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8033,6 +8920,11 @@ func (r CreateTargetResponse) ContentType() string {
 	return ""
 }
 
+// GetTargetResponse429Headers the declared response headers of an HTTP 429 response for GetTarget
+type GetTargetResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetTargetResponse503Headers the declared response headers of an HTTP 503 response for GetTarget
 type GetTargetResponse503Headers struct {
 	RetryAfter *int
@@ -8051,12 +8943,16 @@ type GetTargetResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTargetResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetTargetResponse503Headers
 }
@@ -8084,6 +8980,11 @@ func (r GetTargetResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTargetResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTargetResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8130,6 +9031,11 @@ func (r GetTargetResponse) ContentType() string {
 	return ""
 }
 
+// UpdateTargetResponse429Headers the declared response headers of an HTTP 429 response for UpdateTarget
+type UpdateTargetResponse429Headers struct {
+	RetryAfter *int
+}
+
 // UpdateTargetResponse503Headers the declared response headers of an HTTP 503 response for UpdateTarget
 type UpdateTargetResponse503Headers struct {
 	RetryAfter *int
@@ -8150,12 +9056,16 @@ type UpdateTargetResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateTargetResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UpdateTargetResponse503Headers
 }
@@ -8188,6 +9098,11 @@ func (r UpdateTargetResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateTargetResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateTargetResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8234,6 +9149,11 @@ func (r UpdateTargetResponse) ContentType() string {
 	return ""
 }
 
+// ListTargetNotificationsResponse429Headers the declared response headers of an HTTP 429 response for ListTargetNotifications
+type ListTargetNotificationsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // ListTargetNotificationsResponse503Headers the declared response headers of an HTTP 503 response for ListTargetNotifications
 type ListTargetNotificationsResponse503Headers struct {
 	RetryAfter *int
@@ -8252,12 +9172,16 @@ type ListTargetNotificationsResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTargetNotificationsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListTargetNotificationsResponse503Headers
 }
@@ -8285,6 +9209,11 @@ func (r ListTargetNotificationsResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListTargetNotificationsResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTargetNotificationsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8331,6 +9260,11 @@ func (r ListTargetNotificationsResponse) ContentType() string {
 	return ""
 }
 
+// ListJobsResponse429Headers the declared response headers of an HTTP 429 response for ListJobs
+type ListJobsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // ListJobsResponse503Headers the declared response headers of an HTTP 503 response for ListJobs
 type ListJobsResponse503Headers struct {
 	RetryAfter *int
@@ -8347,12 +9281,16 @@ type ListJobsResponse struct {
 	JSON401 *APIError
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListJobsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListJobsResponse503Headers
 }
@@ -8375,6 +9313,11 @@ func (r ListJobsResponse) GetJSON401() *APIError {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListJobsResponse) GetJSON403() *APIError {
 	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListJobsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8421,6 +9364,11 @@ func (r ListJobsResponse) ContentType() string {
 	return ""
 }
 
+// GetTariffResponse429Headers the declared response headers of an HTTP 429 response for GetTariff
+type GetTariffResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetTariffResponse503Headers the declared response headers of an HTTP 503 response for GetTariff
 type GetTariffResponse503Headers struct {
 	RetryAfter *int
@@ -8439,12 +9387,16 @@ type GetTariffResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTariffResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetTariffResponse503Headers
 }
@@ -8472,6 +9424,11 @@ func (r GetTariffResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetTariffResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTariffResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8518,6 +9475,11 @@ func (r GetTariffResponse) ContentType() string {
 	return ""
 }
 
+// PutTariffResponse429Headers the declared response headers of an HTTP 429 response for PutTariff
+type PutTariffResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PutTariffResponse503Headers the declared response headers of an HTTP 503 response for PutTariff
 type PutTariffResponse503Headers struct {
 	RetryAfter *int
@@ -8538,12 +9500,16 @@ type PutTariffResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutTariffResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PutTariffResponse503Headers
 }
@@ -8576,6 +9542,11 @@ func (r PutTariffResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutTariffResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutTariffResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8981,6 +9952,19 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, jobId stri
 	return ParseGetJobResponse(rsp)
 }
 
+// GetSiteErasureWithResponse Read an erasure of a site: its state and the rows removed per table
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/site-erasures/{erasureId} (the `GetSiteErasure` operationId).
+func (c *ClientWithResponses) GetSiteErasureWithResponse(ctx context.Context, erasureId string, reqEditors ...RequestEditorFn) (*GetSiteErasureResponse, error) {
+	rsp, err := c.GetSiteErasure(ctx, erasureId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSiteErasureResponse(rsp)
+}
+
 // GetSiteElecConsumptionsWithResponse Electricity consumption of a site
 //
 // Electricity consumption of the site over [startTs, endTs), one item per step, at most 1,200 items.
@@ -9081,6 +10065,21 @@ func (c *ClientWithResponses) GetSiteGasConsumptionsWithResponse(ctx context.Con
 	return ParseGetSiteGasConsumptionsResponse(rsp)
 }
 
+// EraseSiteWithResponse Erase a site and all its data
+//
+// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v2/sites/{siteId} (the `EraseSite` operationId).
+func (c *ClientWithResponses) EraseSiteWithResponse(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*EraseSiteResponse, error) {
+	rsp, err := c.EraseSite(ctx, siteId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEraseSiteResponse(rsp)
+}
+
 // GetSiteWithResponse Read a site
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9122,6 +10121,21 @@ func (c *ClientWithResponses) PutSiteWithResponse(ctx context.Context, siteId st
 		return nil, err
 	}
 	return ParsePutSiteResponse(rsp)
+}
+
+// ExportSiteWithResponse Export a site's data as an intake archive
+//
+// Streams a .tar.gz (application/gzip) in the archive intake format itself (GDPR article 20): site.json, the site's registry description ({"site": the body of GET /v2/sites/{siteId}}), then readings-0001.json … holding the latest generation of each reading of both fluids (an _INVALID reading included), the max powers and the load curves, at most 5,000 indexes and 1,000 load curves per file. Submitted with POST /v2/indexes-collect-jobs to a tenant that has the site (PUT site.json's site first), it reproduces the same consumption answers; site.json holds none of the record arrays, so the intake counts no operation for it. An archive of more than 5 files (over about 20,000 indexes) must be split before it is submitted again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/sites/{siteId}/export (the `ExportSite` operationId).
+func (c *ClientWithResponses) ExportSiteWithResponse(ctx context.Context, siteId string, params *ExportSiteParams, reqEditors ...RequestEditorFn) (*ExportSiteResponse, error) {
+	rsp, err := c.ExportSite(ctx, siteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportSiteResponse(rsp)
 }
 
 // ListTargetsWithResponse List the targets of a site
@@ -9831,6 +10845,13 @@ func ParseGetHeatingBudgetResponse(rsp *http.Response) (*GetHeatingBudgetRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9872,6 +10893,16 @@ func ParseGetHeatingBudgetResponse(rsp *http.Response) (*GetHeatingBudgetRespons
 			headers.XCache = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetHeatingBudgetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetHeatingBudgetResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -9943,6 +10974,13 @@ func ParseGetBudgetMatrixResponse(rsp *http.Response) (*GetBudgetMatrixResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9984,6 +11022,16 @@ func ParseGetBudgetMatrixResponse(rsp *http.Response) (*GetBudgetMatrixResponse,
 			headers.XCache = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBudgetMatrixResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetBudgetMatrixResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10048,6 +11096,13 @@ func ParseGetHeatingScheduleResponse(rsp *http.Response) (*GetHeatingScheduleRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10072,6 +11127,16 @@ func ParseGetHeatingScheduleResponse(rsp *http.Response) (*GetHeatingScheduleRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetHeatingScheduleResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetHeatingScheduleResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10143,6 +11208,13 @@ func ParsePutHeatingScheduleResponse(rsp *http.Response) (*PutHeatingScheduleRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10167,6 +11239,16 @@ func ParsePutHeatingScheduleResponse(rsp *http.Response) (*PutHeatingScheduleRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PutHeatingScheduleResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutHeatingScheduleResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10231,6 +11313,13 @@ func ParseGetSiteWeathersResponse(rsp *http.Response) (*GetSiteWeathersResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10258,6 +11347,16 @@ func ParseGetSiteWeathersResponse(rsp *http.Response) (*GetSiteWeathersResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSiteWeathersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteWeathersResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10322,6 +11421,13 @@ func ParseGetSiteYearlyElecEnergiesComparisonsResponse(rsp *http.Response) (*Get
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10363,6 +11469,16 @@ func ParseGetSiteYearlyElecEnergiesComparisonsResponse(rsp *http.Response) (*Get
 			headers.XCache = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSiteYearlyElecEnergiesComparisonsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteYearlyElecEnergiesComparisonsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10427,6 +11543,13 @@ func ParseGetWeatherStationResponse(rsp *http.Response) (*GetWeatherStationRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10451,6 +11574,16 @@ func ParseGetWeatherStationResponse(rsp *http.Response) (*GetWeatherStationRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetWeatherStationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWeatherStationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10522,6 +11655,13 @@ func ParsePutWeatherStationResponse(rsp *http.Response) (*PutWeatherStationRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10546,6 +11686,16 @@ func ParsePutWeatherStationResponse(rsp *http.Response) (*PutWeatherStationRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PutWeatherStationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutWeatherStationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10610,6 +11760,13 @@ func ParseGetWeatherObservationsResponse(rsp *http.Response) (*GetWeatherObserva
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10634,6 +11791,16 @@ func ParseGetWeatherObservationsResponse(rsp *http.Response) (*GetWeatherObserva
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetWeatherObservationsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWeatherObservationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10705,6 +11872,13 @@ func ParsePutWeatherObservationsResponse(rsp *http.Response) (*PutWeatherObserva
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10729,6 +11903,16 @@ func ParsePutWeatherObservationsResponse(rsp *http.Response) (*PutWeatherObserva
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PutWeatherObservationsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutWeatherObservationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10789,6 +11973,13 @@ func ParseSubmitArchiveResponse(rsp *http.Response) (*SubmitArchiveResponse, err
 	case rsp.StatusCode == 413:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10813,6 +12004,16 @@ func ParseSubmitArchiveResponse(rsp *http.Response) (*SubmitArchiveResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers SubmitArchiveResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitArchiveResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10877,6 +12078,13 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10901,8 +12109,123 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetJobResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetJobResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSiteErasureResponse parses an HTTP response from a GetSiteErasureWithResponse call
+func ParseGetSiteErasureResponse(rsp *http.Response) (*GetSiteErasureResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSiteErasureResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ErasureBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSiteErasureResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSiteErasureResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -10965,6 +12288,13 @@ func ParseGetSiteElecConsumptionsResponse(rsp *http.Response) (*GetSiteElecConsu
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11009,6 +12339,16 @@ func ParseGetSiteElecConsumptionsResponse(rsp *http.Response) (*GetSiteElecConsu
 			headers.XCache = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSiteElecConsumptionsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteElecConsumptionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11290,6 +12630,13 @@ func ParseGetSiteGasConsumptionsResponse(rsp *http.Response) (*GetSiteGasConsump
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11334,8 +12681,123 @@ func ParseGetSiteGasConsumptionsResponse(rsp *http.Response) (*GetSiteGasConsump
 			headers.XCache = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSiteGasConsumptionsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteGasConsumptionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEraseSiteResponse parses an HTTP response from a EraseSiteWithResponse call
+func ParseEraseSiteResponse(rsp *http.Response) (*EraseSiteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EraseSiteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest EraseOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers EraseSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers EraseSiteResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -11398,6 +12860,13 @@ func ParseGetSiteResponse(rsp *http.Response) (*GetSiteResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11422,6 +12891,16 @@ func ParseGetSiteResponse(rsp *http.Response) (*GetSiteResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11493,6 +12972,13 @@ func ParsePutSiteResponse(rsp *http.Response) (*PutSiteResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11517,8 +13003,116 @@ func ParsePutSiteResponse(rsp *http.Response) (*PutSiteResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PutSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutSiteResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportSiteResponse parses an HTTP response from a ExportSiteWithResponse call
+func ParseExportSiteResponse(rsp *http.Response) (*ExportSiteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportSiteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ExportSiteResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportSiteResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -11581,6 +13175,13 @@ func ParseListTargetsResponse(rsp *http.Response) (*ListTargetsResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11605,6 +13206,16 @@ func ParseListTargetsResponse(rsp *http.Response) (*ListTargetsResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListTargetsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListTargetsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11676,6 +13287,13 @@ func ParseCreateTargetResponse(rsp *http.Response) (*CreateTargetResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11700,6 +13318,16 @@ func ParseCreateTargetResponse(rsp *http.Response) (*CreateTargetResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateTargetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateTargetResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11764,6 +13392,13 @@ func ParseGetTargetResponse(rsp *http.Response) (*GetTargetResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11788,6 +13423,16 @@ func ParseGetTargetResponse(rsp *http.Response) (*GetTargetResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetTargetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetTargetResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11859,6 +13504,13 @@ func ParseUpdateTargetResponse(rsp *http.Response) (*UpdateTargetResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11883,6 +13535,16 @@ func ParseUpdateTargetResponse(rsp *http.Response) (*UpdateTargetResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdateTargetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateTargetResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11947,6 +13609,13 @@ func ParseListTargetNotificationsResponse(rsp *http.Response) (*ListTargetNotifi
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11971,6 +13640,16 @@ func ParseListTargetNotificationsResponse(rsp *http.Response) (*ListTargetNotifi
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListTargetNotificationsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListTargetNotificationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -12028,6 +13707,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12055,6 +13741,16 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListJobsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListJobsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -12119,6 +13815,13 @@ func ParseGetTariffResponse(rsp *http.Response) (*GetTariffResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12143,6 +13846,16 @@ func ParseGetTariffResponse(rsp *http.Response) (*GetTariffResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetTariffResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetTariffResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -12214,6 +13927,13 @@ func ParsePutTariffResponse(rsp *http.Response) (*PutTariffResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12238,6 +13958,16 @@ func ParsePutTariffResponse(rsp *http.Response) (*PutTariffResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PutTariffResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutTariffResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

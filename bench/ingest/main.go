@@ -332,7 +332,8 @@ func startEnergyd(ctx context.Context, o options, dir, dsn string, extra ...stri
 		return "", nil, err
 	}
 	args := []string{"--listen", addr, "--advice-listen", "", "--data-dir", filepath.Join(dir, "data"),
-		"--clickhouse-dsn", dsn, "--workers", strconv.Itoa(o.workers), "--log-level", "warn"}
+		"--clickhouse-dsn", dsn, "--workers", strconv.Itoa(o.workers), "--log-level", "warn",
+		"--rate-limit", "off"} // the benchmarks' clients share one token and measure the service, not its limits
 	cmd := exec.Command(o.energyd, append(args, extra...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}

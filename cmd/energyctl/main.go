@@ -19,6 +19,7 @@ import (
 
 	"energy/cmd/internal/buildinfo"
 	"energy/schema"
+	"energy/schema/audit"
 	"energy/schema/registry"
 	"energy/schema/server"
 )
@@ -31,11 +32,13 @@ type command struct {
 
 // commands maps "word" or "word sub" to its command (each lives in its own file).
 var commands = map[string]command{
+	"audit":            {summary: "print the audit trail of admin changes (who, what, when), oldest first", run: toStdout(auditList)},
 	"advices":          {summary: "submit a recommendation job from a JSON file, wait for it and print the advices", run: runAdvices},
 	"calendar import":  {summary: "load the colours of a day-colour calendar's dates (TEMPO) from a date,colour CSV file", run: toStdout(calendarImport)},
 	"cluster run":      {summary: "run a local ClickHouse cluster (ZooKeeper, 2 shards × 2 replicas) in the foreground until interrupted", run: toStdout(clusterRun)},
 	"daily rebuild":    {summary: "write the daily energy table (the consumption endpoint's days) for the readings already stored", run: toStdout(dailyRebuild)},
 	"demo":             {summary: "create demo sites and load a year of their readings (or write the archives with --out)", run: runDemo},
+	"export":           {summary: "write a site's data as an intake archive to stdout (energyctl export SITE > SITE.tar.gz), progress on stderr", run: func(ctx context.Context, args []string) error { return exportSite(ctx, args, os.Stdout, os.Stderr) }},
 	"heating get":      {summary: "print the heating schedule of a site (the default when none is stored)", run: toStdout(heatingGet)},
 	"heating put":      {summary: "replace the heating schedule of a site (--file JSON as the API's body)", run: func(ctx context.Context, args []string) error { return heatingPut(ctx, args, os.Stdin, os.Stdout) }},
 	"notifications":    {summary: "list a target's notifications, newest first", run: toStdout(notificationList)},
@@ -87,7 +90,7 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	err := cmd.run(ctx, rest)
+	err := cmd.run(audit.WithActor(ctx, commandLineActor()), rest)
 	if errors.Is(err, flag.ErrHelp) {
 		return
 	}

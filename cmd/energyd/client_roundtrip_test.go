@@ -317,6 +317,33 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 	}
 
 	// The recommendation API: the catalog's worked example.
+	// A site's export (the intake archive: site.json first), then its erasure, DONE.
+	exported, err := api.ExportSiteWithResponse(ctx, "ELEC", &client.ExportSiteParams{StartTs: ptr(lastYear + "-01-01T00:00:00Z")})
+	wantRoundTrip(t, "export site", exported, err, 200)
+	if zr, err := gzip.NewReader(bytes.NewReader(exported.Body)); err != nil {
+		t.Fatalf("export: %v", err)
+	} else if h, err := tar.NewReader(zr).Next(); err != nil || h.Name != "site.json" {
+		t.Fatalf("export: first file %v, %v; want site.json", h, err)
+	}
+	put, err := api.PutSiteWithResponse(ctx, "ERASE-ME", client.SiteBody{})
+	wantRoundTrip(t, "put site ERASE-ME", put, err, 200)
+	erase, err := api.EraseSiteWithResponse(ctx, "ERASE-ME")
+	wantRoundTrip(t, "erase site", erase, err, 202)
+	erasureID := erase.JSON202.UnderscoreLinks.Self.Href[strings.LastIndex(erase.JSON202.UnderscoreLinks.Self.Href, "/")+1:]
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		got, err := api.GetSiteErasureWithResponse(ctx, erasureID)
+		wantRoundTrip(t, "get site erasure", got, err, 200)
+		if got.JSON200.State == "DONE" {
+			if got.JSON200.RowsRemoved["sites"] == 0 {
+				t.Errorf("erasure of ERASE-ME: %s, want its sites row counted", mustJSON(t, got.JSON200))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("erasure still %s after a minute", got.JSON200.State)
+		}
+	}
+
 	adviceHealth, err := advice.HealthzWithResponse(ctx)
 	wantRoundTrip(t, "advice healthz", adviceHealth, err, 200)
 	adviceReady, err := advice.ReadyzWithResponse(ctx)

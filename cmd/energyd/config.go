@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"energy/apidocs"
 	"energy/cmd/internal/buildinfo"
 	"energy/schema"
 )
@@ -32,6 +33,9 @@ type config struct {
 	ShutdownDelay time.Duration    `name:"shutdown-delay" env:"ENERGY_SHUTDOWN_DELAY" default:"5s" min:"0s" max:"1m" group:"listen" help:"after SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close and in-flight requests and jobs drain"`
 	PprofListen   string           `name:"pprof-listen" placeholder:"ADDR" env:"ENERGY_PPROF_LISTEN" group:"listen" help:"loopback address (127.0.0.1:6060) of a listener serving net/http/pprof under /debug/pprof/; empty: none"`
 	Version       kong.VersionFlag `name:"version" group:"listen" help:"print the version and the revision energyd was built from, then exit"`
+	// Each API token's bucket of requests, by default and per scope.
+	RateLimit       apidocs.RateLimit       `name:"rate-limit" placeholder:"RATE:BURST" env:"ENERGY_RATE_LIMIT" default:"50:100" group:"listen" help:"requests each API token may send: RATE:BURST (per second on average : at once), or off; beyond it 429 RATE_LIMITED with Retry-After"`
+	RateLimitScopes apidocs.ScopeRateLimits `name:"rate-limit-scopes" placeholder:"SCOPE=RATE:BURST,…" env:"ENERGY_RATE_LIMIT_SCOPES" group:"listen" help:"per-scope overrides of --rate-limit (for example collect=5:10,admin=off); a token takes the most generous of its scopes' overrides"`
 
 	// The ClickHouse store and the bounds of every call to it.
 	DataDir          string        `name:"data-dir" placeholder:"DIR" env:"ENERGY_DATA_DIR" default:"./var" group:"store" help:"directory of the embedded ClickHouse and the archive spool"`
@@ -129,6 +133,11 @@ func newParser(c *config, exit func(int)) (*kong.Kong, error) {
 		kong.Description("energyd serves the main API and the recommendation API over ClickHouse. Every flag falls back to the environment variable shown."),
 		kong.ExplicitGroups(flagGroups), kong.ValueFormatter(helpWithBounds), kong.Exit(exit),
 		kong.Vars{"version": buildinfo.Read().String("energyd")})
+}
+
+// rateLimits are the sizes of the API tokens' buckets.
+func (c config) rateLimits() apidocs.RateLimits {
+	return apidocs.RateLimits{Default: c.RateLimit, ByScope: c.RateLimitScopes}
 }
 
 // storeTimeouts are the bounds of every ClickHouse call.

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"energy/apidocs"
 	"energy/ingest"
+	"energy/schema/registry"
 )
 
 // The names and defaults of the flags (apidocs/README.md, "Services") are fixed: scripts and clients depend on them.
@@ -187,5 +189,26 @@ func TestClickHousePortSetting(t *testing.T) {
 		if _, err := loadConfig(bad); err == nil || !strings.Contains(err.Error(), "--clickhouse-port") {
 			t.Errorf("loadConfig(%v): %v, want an error naming --clickhouse-port", bad, err)
 		}
+	}
+}
+
+// The rate limits: 50:100 by default, overrides per scope, a bad value refused naming the flag.
+func TestRateLimitFlags(t *testing.T) {
+	c, err := loadConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := c.rateLimits(); l.Default != (apidocs.RateLimit{PerSecond: 50, Burst: 100}) || len(l.ByScope) != 0 {
+		t.Fatalf("default rate limits %+v", l)
+	}
+	c, err = loadConfig([]string{"--rate-limit", "off", "--rate-limit-scopes", "collect=5:10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := c.rateLimits(); l.Default.PerSecond != 0 || l.ByScope[registry.ScopeCollect] != (apidocs.RateLimit{PerSecond: 5, Burst: 10}) {
+		t.Fatalf("rate limits %+v", l)
+	}
+	if _, err := loadConfig([]string{"--rate-limit", "fast"}); err == nil || !strings.Contains(err.Error(), "rate-limit") {
+		t.Fatalf("--rate-limit fast: %v, want an error naming the flag", err)
 	}
 }

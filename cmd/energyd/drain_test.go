@@ -25,7 +25,8 @@ import (
 // to the next start), and energyd exits 0.
 func TestSIGTERMUnderLoadLosesNoRequest(t *testing.T) {
 	dsn := chtest.DSN(t)
-	d := startEnergydWith(t, buildEnergyd(t), "--clickhouse-dsn", dsn, "--data-dir", t.TempDir(), "--shutdown-delay", "3s")
+	// The load's clients share one token: unlimited, so that every refusal is the drain's.
+	d := startEnergydWith(t, buildEnergyd(t), "--clickhouse-dsn", dsn, "--data-dir", t.TempDir(), "--shutdown-delay", "3s", "--rate-limit", "off")
 	tr := newTraffic(t, dsn, d.addr)
 	db, _, _ := acmeWithSite(t, dsn)
 

@@ -12,6 +12,7 @@ import (
 	"energy/query/daily"
 	"energy/query/targets"
 	"energy/schema"
+	"energy/schema/erasure"
 	"energy/schema/registry"
 )
 
@@ -57,11 +58,18 @@ func wire(ctx context.Context, cfg config, db *schema.DB, live func(context.Cont
 		return nil, err
 	}
 	budgeter := cfg.budgeter(db, reg, engine)
+	// Erasures a stop or a crash interrupted resume now; they stop with ctx (and resume at the
+	// next start).
+	erasures := erasure.New(db, reg, log)
+	if err := erasures.Start(ctx); err != nil {
+		return nil, err
+	}
 	s := &services{jobs: jobs, sender: sender, api: apidocs.Config{
 		Registry: reg, Ready: db.Ping, Live: live, PublicURL: cfg.PublicURL, Logger: log,
 		Consumptions: cfg.consumptions(engine, reg), Budgets: cfg.budgets(budgeter, reg),
 		Comparisons: cfg.comparisons(engine, db, reg), Jobs: jobs, Targets: targetStore, Outbox: outbox,
-		UploadRate: apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace},
+		UploadRate:  apidocs.UploadRate{MinBytesPerSecond: cfg.UploadMinRate, Grace: cfg.UploadGrace},
+		RateLimiter: apidocs.NewRateLimiter(cfg.rateLimits()), Erasures: erasures,
 	}}
 	if cfg.AdviceListen != "" {
 		// Only a process serving the recommendation API computes its jobs.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"energy/schema"
+	"energy/schema/audit"
 	"energy/schema/tables"
 )
 
@@ -67,7 +68,10 @@ func (s *Store) Create(ctx context.Context, t Target) (Target, error) {
 	if err := b.Append(t.TenantID, t.SiteID, t.TargetID, t.GenerationTS, t.Begin.UTC(), t.End.UTC(), t.Type, t.Unit, def, t.Name, version); err != nil {
 		return t, err
 	}
-	return t, b.Send()
+	if err := b.Send(); err != nil {
+		return t, err
+	}
+	return t, audit.Record(ctx, s.db, t.TenantID, audit.TargetCreate, "sites/"+t.SiteID+"/targets/"+t.TargetID, nil, t)
 }
 
 // Update applies u to a stored target: a change to a field that may not change fails with
@@ -92,7 +96,11 @@ func (s *Store) Update(ctx context.Context, tenantID, siteID, targetID string, u
 	if err := s.putSettings(ctx, t, changes, version); err != nil {
 		return t, err
 	}
-	return s.Get(ctx, tenantID, siteID, targetID)
+	after, err := s.Get(ctx, tenantID, siteID, targetID)
+	if err != nil {
+		return after, err
+	}
+	return after, audit.Record(ctx, s.db, tenantID, audit.TargetUpdate, "sites/"+siteID+"/targets/"+targetID, t, after)
 }
 
 func (s *Store) putSettings(ctx context.Context, t Target, fields map[string]string, version uint64) error {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"energy/schema/audit"
 	"energy/schema/tables"
 )
 
@@ -147,6 +148,12 @@ func (s *Store) PutHeatingSchedule(ctx context.Context, tenantID, siteID string,
 	if _, err := s.Site(ctx, tenantID, siteID); err != nil {
 		return HeatingSchedule{}, err
 	}
+	var before any
+	if old, stored, err := s.HeatingSchedule(ctx, tenantID, siteID); err != nil {
+		return HeatingSchedule{}, err
+	} else if stored {
+		before = old
+	}
 	def, err := json.Marshal(h)
 	if err != nil {
 		return HeatingSchedule{}, err
@@ -163,7 +170,7 @@ func (s *Store) PutHeatingSchedule(ctx context.Context, tenantID, siteID string,
 	}
 	// Budgets computed with the old schedule must not be served again.
 	s.Versions.Bump(tenantID, siteID)
-	return h, nil
+	return h, audit.Record(ctx, s.db, tenantID, audit.HeatingSchedulePut, "sites/"+siteID+"/heating-schedule", before, h)
 }
 
 // HeatingSchedule returns the site's stored schedule, or the default one when none is stored

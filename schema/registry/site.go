@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"energy/schema/audit"
 	"energy/schema/tables"
 )
 
@@ -141,6 +142,10 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 	if err := s.ensureTenant(ctx, site.TenantID); err != nil {
 		return err
 	}
+	before, err := s.existing(s.SiteWithContact(ctx, site.TenantID, site.SiteID))
+	if err != nil {
+		return err
+	}
 	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Sites+" ("+siteColumns+", updated_ts, version)")
 	if err != nil {
 		return err
@@ -164,7 +169,7 @@ func (s *Store) PutSite(ctx context.Context, site Site) error {
 	// Cached results priced with the old site or tariff must not be served again.
 	s.Versions.Bump(site.TenantID, "")
 	s.changed(ctx, ReferenceChange{TenantID: site.TenantID, SiteID: site.SiteID})
-	return nil
+	return audit.Record(ctx, s.db, site.TenantID, audit.SitePut, "sites/"+site.SiteID, before, site)
 }
 
 // Site returns a site of the tenant, or ErrNotFound (also when another tenant has that id).

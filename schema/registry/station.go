@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"energy/schema/audit"
 	"energy/schema/tables"
 )
 
@@ -41,6 +42,10 @@ func (s *Store) PutStation(ctx context.Context, st Station) error {
 	if err := s.ensureTenant(ctx, st.TenantID); err != nil {
 		return err
 	}
+	before, err := s.existing(s.Station(ctx, st.TenantID, st.StationID))
+	if err != nil {
+		return err
+	}
 	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.WeatherStations+" (tenant_id, station_id, name, latitude, longitude, updated_ts, version)")
 	if err != nil {
 		return err
@@ -48,7 +53,10 @@ func (s *Store) PutStation(ctx context.Context, st Station) error {
 	if err := b.Append(st.TenantID, st.StationID, st.Name, st.Latitude, st.Longitude, s.now().UTC(), s.version()); err != nil {
 		return err
 	}
-	return b.Send()
+	if err := b.Send(); err != nil {
+		return err
+	}
+	return audit.Record(ctx, s.db, st.TenantID, audit.StationPut, "weather-stations/"+st.StationID, before, st)
 }
 
 // Station returns a station of the tenant or ErrNotFound.

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"energy/schema"
@@ -95,4 +96,15 @@ func (s *Store) ensureTenant(ctx context.Context, tenantID string) error {
 		return err
 	}
 	return b.Send()
+}
+
+// existing is what a read found, for the audit trail's "before": nil when it found nothing.
+func (s *Store) existing(v any, err error) (any, error) {
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }

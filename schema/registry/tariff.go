@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"energy/schema/audit"
 	"energy/schema/tables"
 )
 
@@ -302,6 +303,10 @@ func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
 	if err := s.ensureTenant(ctx, t.TenantID); err != nil {
 		return err
 	}
+	before, err := s.existing(s.Tariff(ctx, t.TenantID, t.TariffID))
+	if err != nil {
+		return err
+	}
 	b, err := s.db.Conn.PrepareBatch(ctx, "INSERT INTO "+tables.Tariffs+" (tenant_id, tariff_id, option, carbon_coefficient, definition, updated_ts, version)")
 	if err != nil {
 		return err
@@ -315,7 +320,7 @@ func (s *Store) PutTariff(ctx context.Context, t Tariff) error {
 	// Cached results priced with the old site or tariff must not be served again.
 	s.Versions.Bump(t.TenantID, "")
 	s.changed(ctx, ReferenceChange{TenantID: t.TenantID, TariffID: t.TariffID})
-	return nil
+	return audit.Record(ctx, s.db, t.TenantID, audit.TariffPut, "tariffs/"+t.TariffID, before, t)
 }
 
 // Tariff returns a tariff of the tenant or ErrNotFound.

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"energy/schema/audit"
 	"energy/schema/tables"
 )
 
@@ -149,6 +150,9 @@ func (s *Store) CreateToken(ctx context.Context, tenantID string, scopes []strin
 	if err := s.writeToken(ctx, t, hashSecret(secret)); err != nil {
 		return "", Token{}, err
 	}
+	if err := audit.Record(ctx, s.db, t.TenantID, audit.TokenCreate, "tokens/"+t.TokenID, nil, t); err != nil {
+		return "", Token{}, err
+	}
 	return secret, t, nil
 }
 
@@ -228,8 +232,12 @@ func (s *Store) RevokeToken(ctx context.Context, tokenID string) (Token, error) 
 		return Token{}, err
 	}
 	if t.RevokedTS.IsZero() {
+		before := t
 		t.RevokedTS = s.now().UTC().Truncate(time.Second)
 		if err := s.writeToken(ctx, t, hash); err != nil {
+			return Token{}, err
+		}
+		if err := audit.Record(ctx, s.db, t.TenantID, audit.TokenRevoke, "tokens/"+t.TokenID, before, t); err != nil {
 			return Token{}, err
 		}
 	}

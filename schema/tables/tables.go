@@ -46,6 +46,8 @@ const (
 	TargetSettings      = "target_settings"
 	Notifications       = "notifications" // the outbox of target notifications
 	DataVersions        = "data_versions"
+	AuditEvents         = "audit_events"  // the append-only trail of admin changes
+	SiteErasures        = "site_erasures" // erasures of a site's data and their reports
 
 	// The consumption endpoint's answer for each local day of a site's fluid, written by the
 	// service (migration 0027), and the views that sum it by local month and year.

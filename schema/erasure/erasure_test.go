@@ -1,0 +1,157 @@
+package erasure
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"energy/schema"
+	"energy/schema/chtest"
+	"energy/schema/registry"
+)
+
+func TestMain(m *testing.M) { os.Exit(chtest.Main(m)) }
+
+// errCrash stands for the process dying in the middle of an erasure.
+var errCrash = errors.New("crash")
+
+// An erasure that stops after emptying its second table (the process dies) is found
+// unfinished by the next start, which finishes it: 0 rows of the site left, the report counts
+// every table's rows once, and the other site of the tenant keeps its rows.
+func TestErasureResumesAfterACrash(t *testing.T) {
+	db := chtest.DB(t)
+	reg := registry.New(db)
+	ctx := context.Background()
+	for _, site := range []string{"GONE", "KEPT"} {
+		if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: site}); err != nil {
+			t.Fatal(err)
+		}
+		insertReadings(t, db, site)
+	}
+
+	first := New(db, reg, nil)
+	crashCtx, crash := context.WithCancel(ctx)
+	emptied := 0
+	first.afterTable = func(string) error {
+		if emptied++; emptied == 2 {
+			crash()
+			return errCrash
+		}
+		return nil
+	}
+	if err := first.Start(crashCtx); err != nil {
+		t.Fatal(err)
+	}
+	site, err := reg.Site(ctx, "acme", "GONE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := first.Request(crashCtx, "tok", site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	stopped, err := first.Get(ctx, "acme", e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stopped.State != StateInProgress || len(stopped.RowsRemoved) != 2 {
+		t.Fatalf("after the crash: %+v, want IN_PROGRESS with 2 tables counted", stopped)
+	}
+	if left := rowsOf(t, db, "GONE"); left["max_powers"] == 0 || left["load_curve_points"] == 0 {
+		t.Fatalf("after the crash, rows left %v: the test crashes too late", left)
+	}
+
+	second := New(db, reg, nil)
+	runCtx, stop := context.WithCancel(ctx)
+	defer func() { stop(); second.Wait() }()
+	if err := second.Start(runCtx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := second.Get(ctx, "acme", e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State == StateDone {
+			e = got
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("erasure still %+v", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := rowsOf(t, db, "GONE"); len(left) != 0 {
+		t.Fatalf("rows of the erased site left: %v", left)
+	}
+	want := map[string]uint64{"sites": 1, "elec_indexes": 2, "elec_indexes_by_site": 2, "gas_indexes": 1, "gas_indexes_by_site": 1,
+		"max_powers": 1, "load_curve_points": 1, "site_contacts": 1}
+	for table, n := range want {
+		if e.RowsRemoved[table] != n {
+			t.Errorf("report: %s %d rows, want %d (report %v)", table, e.RowsRemoved[table], n, e.RowsRemoved)
+		}
+	}
+	if kept := rowsOf(t, db, "KEPT"); kept["elec_indexes"] != 2 || kept["sites"] != 1 {
+		t.Fatalf("rows of the other site: %v", kept)
+	}
+}
+
+// insertReadings writes 2 electricity indexes, a gas index, a max power and a load-curve point
+// of the site.
+func insertReadings(t *testing.T, db *schema.DB, site string) {
+	t.Helper()
+	ctx := context.Background()
+	ts := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	batches := []struct {
+		insert string
+		rows   [][]any
+	}{
+		{"INSERT INTO elec_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id)",
+			[][]any{{"acme", site, "P", ts, uint8(0), "MKT_SMART_DISTRIBUTOR", ts, "1", int64(100), "j"},
+				{"acme", site, "P", ts.Add(24 * time.Hour), uint8(0), "MKT_SMART_DISTRIBUTOR", ts, "1", int64(200), "j"}}},
+		{"INSERT INTO gas_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, value, unit, conversion_units, conversion_factors, job_id)",
+			[][]any{{"acme", site, "G", ts, uint8(0), "MKT_CYCLIC_DISTRIBUTOR", ts, int64(10), "m3", []string{"kWh"}, []float64{11.2}, "j"}}},
+		{"INSERT INTO max_powers (tenant_id, site_id, pod_id, ts, generation_ts, value, job_id)",
+			[][]any{{"acme", site, "P", ts, ts, int64(6000), "j"}}},
+		{"INSERT INTO load_curve_points (tenant_id, site_id, pod_id, begin_ts, end_ts, generation_ts, value, reliability, meter_reading_date, job_id)",
+			[][]any{{"acme", site, "P", ts, ts.Add(30 * time.Minute), ts, int64(500), uint8(0), ts, "j"}}},
+	}
+	for _, b := range batches {
+		batch, err := db.Conn.PrepareBatch(ctx, b.insert)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range b.rows {
+			if err := batch.Append(r...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := batch.Send(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rowsOf counts the site's rows in each table that holds sites' rows (tables without any left out).
+func rowsOf(t *testing.T, db *schema.DB, site string) map[string]uint64 {
+	t.Helper()
+	ts, err := db.SiteTables(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]uint64{}
+	for _, table := range ts {
+		n, err := db.CountSiteRows(context.Background(), table, "acme", site)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			out[table.Read] = n
+		}
+	}
+	return out
+}
