@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +181,58 @@ func TestTariffSimulationEndpoint(t *testing.T) {
 	var res struct{ Simulations []json.RawMessage }
 	if err := json.Unmarshal([]byte(want), &res); err != nil || len(res.Simulations) != 2 {
 		t.Fatal("the expected answer is not valid JSON")
+	}
+}
+
+// The max-power CSV has one row per step, each cell the JSON value of the same step.
+func TestMaxPowersCSVMatchesJSON(t *testing.T) {
+	h := contractSite(t)
+	reader := h.token("acme", "read")
+	// January 5 to 8 by days: the 5th has no reading (NO_DATA, empty cells), then 7,000 W above
+	// the 6 kVA of BASE-6 and 5,000 W below it.
+	path := "/v2/sites/S1/fluids/elec/max-powers?startTs=2025-01-05T00:00:00&endTs=2025-01-08T00:00:00&stepUnit=DAYS"
+	st, b, _ := h.do("GET", path, reader, "")
+	var answer struct {
+		MaxPowers []struct {
+			Period      struct{ StartTime, EndTime string }
+			Value       *float64
+			Date        *string
+			Days        float64
+			OverrunDays *float64
+			Status      string
+		}
+	}
+	if st != http.StatusOK || json.Unmarshal(b, &answer) != nil || len(answer.MaxPowers) != 3 {
+		t.Fatalf("max powers JSON: %d %s", st, b)
+	}
+	header, rows := h.csvTable(reader, path)
+	wantHeader := []string{"startTime", "endTime", "value", "date", "days", "overrunDays", "status"}
+	if !slices.Equal(header, wantHeader) || len(rows) != len(answer.MaxPowers) {
+		t.Fatalf("max powers CSV: header %v, %d rows for %d steps", header, len(rows), len(answer.MaxPowers))
+	}
+	for i, step := range answer.MaxPowers {
+		where := fmt.Sprintf("max-power row %d", i+1)
+		var date any
+		if step.Date != nil {
+			date = *step.Date
+		}
+		wantCell(t, where, "startTime", rows[i]["startTime"], step.Period.StartTime)
+		wantCell(t, where, "endTime", rows[i]["endTime"], step.Period.EndTime)
+		wantCell(t, where, "value", rows[i]["value"], step.Value)
+		wantCell(t, where, "date", rows[i]["date"], date)
+		wantCell(t, where, "days", rows[i]["days"], step.Days)
+		wantCell(t, where, "overrunDays", rows[i]["overrunDays"], step.OverrunDays)
+		wantCell(t, where, "status", rows[i]["status"], step.Status)
+	}
+	for i, want := range []map[string]string{
+		{"startTime": "2025-01-05T00:00:00+01:00", "value": "", "date": "", "days": "0", "overrunDays": "0", "status": "NO_DATA"},
+		{"startTime": "2025-01-06T00:00:00+01:00", "value": "7000", "date": "2025-01-06", "days": "1", "overrunDays": "1", "status": "COMPLETE"},
+		{"startTime": "2025-01-07T00:00:00+01:00", "value": "5000", "date": "2025-01-07", "days": "1", "overrunDays": "0", "status": "COMPLETE"},
+	} {
+		for column, cell := range want {
+			if rows[i][column] != cell {
+				t.Errorf("max-power row %d %s: %q, want %q", i+1, column, rows[i][column], cell)
+			}
+		}
 	}
 }

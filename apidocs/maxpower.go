@@ -1,8 +1,11 @@
 package apidocs
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -52,7 +55,7 @@ func registerMaxPowers(api huma.API, reg *registry.Store) {
 		cached: maxpower.NewCached(maxpower.NewEngine(reg.DB(), reg), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)}
 	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[maxpower.Answer](), true, "MaxPowerResult")
 	huma.Register(api, huma.Operation{
-		OperationID: "get-site-elec-max-powers", Method: http.MethodGet, Path: "/v2/sites/{site-id}/fluids/elec/max-powers",
+		OperationID: "get-site-elec-max-powers", Method: http.MethodGet, Path: maxPowersPath,
 		Tags: []string{"Consumption"}, Summary: "Daily max powers of a site", Description: maxPowerDescription,
 		Security: requireScopes(registry.ScopeRead),
 		Responses: map[string]*huma.Response{"200": {
@@ -60,6 +63,27 @@ func registerMaxPowers(api huma.API, reg *registry.Store) {
 			Content:     map[string]*huma.MediaType{"application/json": {Schema: schema}},
 		}},
 	}, h.get)
+	documentCSV(api, maxPowersPath, maxPowerCSVColumns)
+}
+
+// maxPowersPath is the path of the max powers.
+const maxPowersPath = "/v2/sites/{site-id}/fluids/elec/max-powers"
+
+// maxPowerCSVColumns says what the rows of a max-power CSV hold.
+const maxPowerCSVColumns = "One row per step (the period, step, unit and subscribedPowerKva of the answer are left out): " +
+	"startTime, endTime, value (W), date, days, overrunDays, status."
+
+// maxPowerCSV turns a JSON max-power answer (as cached) into its CSV: one row per step.
+func maxPowerCSV(answer []byte) ([]byte, error) {
+	var a maxpower.Answer
+	if err := json.Unmarshal(answer, &a); err != nil {
+		return nil, fmt.Errorf("reading the max-power answer for CSV: %w", err)
+	}
+	var b bytes.Buffer
+	if err := writeCSVTable(&b, a.MaxPowers); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func (h *maxPowerHandler) get(ctx context.Context, in *MaxPowerParams) (*consumptionOutput, error) {
@@ -102,6 +126,12 @@ func (h *maxPowerHandler) get(ctx context.Context, in *MaxPowerParams) (*consump
 		return nil, err
 	}
 	out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
+	if wantsCSV(ctx) {
+		if out.Body, err = maxPowerCSV(body); err != nil {
+			return nil, err
+		}
+		out.ContentType = csvType
+	}
 	if hit {
 		out.Cache = "HIT"
 	}

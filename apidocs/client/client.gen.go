@@ -12434,6 +12434,9 @@ func ParseGetSiteElecMaxPowersResponse(rsp *http.Response) (*GetSiteElecMaxPower
 		}
 		response.JSONDefault = &dest
 
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
 	}
 
 	switch {
