@@ -13,6 +13,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,7 +145,7 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 		t.Errorf("observations of %s: %s", week.Format(time.DateOnly), observed.Body)
 	}
 
-	tariff := client.TariffBody{Option: "HPHC", DialHeadings: &map[string]string{"1": "HC", "2": "HP"}, DefaultHeading: ptr("HP"),
+	tariff := client.TariffBody{Option: "HPHC", DialHeadings: &map[string]string{"1": "HC", "2": "HP"}, DefaultHeading: ptr("HP"), SubscribedPowerKva: ptr(int64(6)),
 		TimeOfUse: &[]client.TimeOfUse{{From: "22:00", To: "06:00", Heading: "HC"}},
 		Prices:    []client.PricePeriod{{ValidFrom: "2000-01-01", ByHeading: map[string]float64{"HC": 0.2, "HP": 0.25}}}}
 	putTariff, err := api.PutTariffWithResponse(ctx, "HPHC", tariff)
@@ -152,10 +153,32 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 	putGasTariff, err := api.PutTariffWithResponse(ctx, "GAS-1", client.TariffBody{Option: "GAS",
 		Prices: []client.PricePeriod{{ValidFrom: "2000-01-01", ByHeading: map[string]float64{"BASE": 0.1}}}})
 	wantRoundTrip(t, "put gas tariff", putGasTariff, err, 200)
+	putBase, err := api.PutTariffWithResponse(ctx, "BASE-9", client.TariffBody{Option: "BASE", DialHeadings: &map[string]string{"1": "BASE"}, SubscribedPowerKva: ptr(int64(9)),
+		Prices: []client.PricePeriod{{ValidFrom: "2000-01-01", ByHeading: map[string]float64{"BASE": 0.22}}}})
+	wantRoundTrip(t, "put simulation candidate tariff", putBase, err, 200)
 	gotTariff, err := api.GetTariffWithResponse(ctx, "HPHC")
 	wantRoundTrip(t, "get tariff", gotTariff, err, 200)
 	if tf := gotTariff.JSON200; tf == nil || tf.Option != "HPHC" || len(tf.Prices) != 1 || tf.Prices[0].ByHeading["HP"] != 0.25 {
 		t.Errorf("tariff read back: %+v", tf)
+	}
+	// A TEMPO day-colour calendar and two colour days (the second sent twice keeps its last colour).
+	putCalendar, err := api.PutDayColourCalendarWithResponse(ctx, "TEMPO", client.DayColourCalendarBody{Name: "Tempo", DayStartsAt: "06:00"})
+	wantRoundTrip(t, "put day-colour calendar", putCalendar, err, 200)
+	gotCalendar, err := api.GetDayColourCalendarWithResponse(ctx, "TEMPO")
+	wantRoundTrip(t, "get day-colour calendar", gotCalendar, err, 200)
+	if c := gotCalendar.JSON200; c == nil || c.Name != "Tempo" || c.DayStartsAt != "06:00" || c.CalendarId == nil || *c.CalendarId != "TEMPO" {
+		t.Errorf("day-colour calendar read back: %s", gotCalendar.Body)
+	}
+	putColours, err := api.PutDayColoursWithResponse(ctx, "TEMPO", client.PutDayColoursJSONRequestBody{
+		{Date: "2025-01-07", Colour: "WHITE"}, {Date: "2025-01-06", Colour: "BLUE"}, {Date: "2025-01-07", Colour: "RED"}})
+	wantRoundTrip(t, "put day colours", putColours, err, 200)
+	if c := putColours.JSON200; c == nil || c.Stored != 3 {
+		t.Errorf("day colours stored: %s", putColours.Body)
+	}
+	colours, err := api.GetDayColoursWithResponse(ctx, "TEMPO", &client.GetDayColoursParams{From: "2025-01-01", To: "2025-02-01"})
+	wantRoundTrip(t, "get day colours", colours, err, 200)
+	if c := colours.JSON200; c == nil || !slices.Equal(*c, []client.DayColour{{Date: "2025-01-06", Colour: "BLUE"}, {Date: "2025-01-07", Colour: "RED"}}) {
+		t.Errorf("day colours read back: %s", colours.Body)
 	}
 	gas := client.SiteBodyHeatingFluid("GAS")
 	for id, body := range map[string]client.SiteBody{
@@ -181,7 +204,8 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 
 	// Readings through the archive intake: 400 days of daily indexes of both sites. ELEC adds
 	// 1,000 Wh on dial 1 (HC) and 2,000 Wh on dial 2 (HP) a day; GAS adds the day's kWh / 10 m3
-	// (10 kWh per m3).
+	// (10 kWh per m3). ELEC's daily max power is 7,000 W on the first day of the week checked
+	// below (above its 6 kVA) and 5,000 W on the second.
 	var elec, gasIdx []string
 	hc, hp, m3 := 100000, 500000, int64(5000)
 	for day := today.AddDate(0, 0, -400); !day.After(today); day = day.AddDate(0, 0, 1) {
@@ -190,7 +214,12 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 		gasIdx = append(gasIdx, fmt.Sprintf(`{"siteId":"GAS","podId":"GAS-1","ts":%q,"generationTs":%q,"nature":"MKT_CYCLIC_DISTRIBUTOR","value":%d,"unit":"m3","conversionFactors":{"kWh":10}}`, ts, ts, m3))
 		hc, hp, m3 = hc+1000, hp+2000, m3+roundTripKWh[tempOf(day)]/10
 	}
-	file := `{"smartElecIndexes":[` + strings.Join(elec, ",") + `],"cyclicGasIndexes":[` + strings.Join(gasIdx, ",") + `]}`
+	var maxPowers []string
+	for i, w := range []int{7000, 5000} {
+		ts := week.AddDate(0, 0, i).Add(19 * time.Hour).UTC().Format(time.RFC3339)
+		maxPowers = append(maxPowers, fmt.Sprintf(`{"siteId":"ELEC","podId":"PDL-1","ts":%q,"generationTs":%q,"value":%d}`, ts, ts, w))
+	}
+	file := `{"smartElecIndexes":[` + strings.Join(elec, ",") + `],"cyclicGasIndexes":[` + strings.Join(gasIdx, ",") + `],"maxPowers":[` + strings.Join(maxPowers, ",") + `]}`
 	contentType, archive := archiveUpload(t, "readings.json", file)
 	submitted, err := api.SubmitArchiveWithBodyWithResponse(ctx, contentType, bytes.NewReader(archive))
 	wantRoundTrip(t, "submit archive", submitted, err, 200)
@@ -207,7 +236,7 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 			t.Fatalf("job %s still %s after a minute", jobID, job.State.Current)
 		}
 	}
-	if job.State.Current != "DONE" || job.Report.Overview.NbOperationsOK != 2*401 || job.Report.Overview.NbOperationsKO != 0 {
+	if job.State.Current != "DONE" || job.Report.Overview.NbOperationsOK != 2*401+2 || job.Report.Overview.NbOperationsKO != 0 {
 		t.Fatalf("job: %s, report %+v", job.State.Current, job.Report.Overview)
 	}
 	jobs, err := api.ListJobsWithResponse(ctx, &client.ListJobsParams{Size: ptr(int64(10))})
@@ -266,6 +295,52 @@ func TestEveryOperationThroughTheGeneratedClients(t *testing.T) {
 			row[column["volume"]] != strconv.FormatFloat(*c.Volume.Total, 'f', -1, 64) || row[column["volume_unit"]] != "m3" {
 			t.Errorf("gas CSV row %d %v, JSON %v %v %+v", i+1, row, c.Period.StartTime, *c.EnergyMeter.Total, c.Volume)
 		}
+	}
+	// The week's daily max powers against HPHC's 6 kVA: 7,000 W overruns, 5,000 W does not, the
+	// third day has no reading.
+	maxDays := client.GetSiteElecMaxPowersParamsStepUnit("DAYS")
+	powers, err := api.GetSiteElecMaxPowersWithResponse(ctx, "ELEC", &client.GetSiteElecMaxPowersParams{
+		StartTs: week.Format("2006-01-02T15:04:05"), EndTs: week.AddDate(0, 0, 3).Format("2006-01-02T15:04:05"), StepUnit: &maxDays})
+	wantRoundTrip(t, "max powers", powers, err, 200)
+	if m := powers.JSON200; m == nil || m.Unit != "W" || m.SubscribedPowerKva == nil || *m.SubscribedPowerKva != 6 || len(m.MaxPowers) != 3 {
+		t.Fatalf("max powers: %s", powers.Body)
+	}
+	for i, want := range []struct {
+		value    int64
+		overruns int64
+		status   string
+	}{{7000, 1, "COMPLETE"}, {5000, 0, "COMPLETE"}, {0, 0, "NO_DATA"}} {
+		step, date := powers.JSON200.MaxPowers[i], week.AddDate(0, 0, i).Format(time.DateOnly)
+		got := int64(0)
+		if step.Value != nil {
+			got = *step.Value
+			if step.Date == nil || *step.Date != date {
+				t.Errorf("max power of %s dated %v", date, step.Date)
+			}
+		}
+		if got != want.value || step.OverrunDays == nil || *step.OverrunDays != want.overruns || string(step.Status) != want.status {
+			t.Errorf("max power of %s: %s; want %d W, %d overrun days, %s", date, mustJSON(t, step), want.value, want.overruns, want.status)
+		}
+	}
+	// The same three days priced on BASE-9: 9 kWh at 0.22 EUR is 1.98 EUR, 0.12 under HPHC's
+	// 2.10 EUR (3 × (1 kWh at 0.20 + 2 kWh at 0.25)), which the 7,000 W day rules out at 6 kVA.
+	simulated, err := api.GetSiteElecTariffSimulationsWithResponse(ctx, "ELEC", &client.GetSiteElecTariffSimulationsParams{
+		StartTs: week.Format("2006-01-02T15:04:05"), EndTs: week.AddDate(0, 0, 3).Format("2006-01-02T15:04:05"), TariffIds: "BASE-9"})
+	wantRoundTrip(t, "tariff simulations", simulated, err, 200)
+	sims := simulated.JSON200
+	if sims == nil || sims.EnergySource != "INDEXES" || sims.Reference == nil || *sims.Reference != "HPHC" || sims.MaxPower == nil ||
+		sims.MaxPower.Value != 7000 || sims.MaxPower.Date != week.Format(time.DateOnly) || len(sims.Simulations) != 2 {
+		t.Fatalf("tariff simulations: %s", simulated.Body)
+	}
+	base, hphc := sims.Simulations[0], sims.Simulations[1]
+	if base.TariffId != "BASE-9" || base.Status != "OK" || !base.Cheapest || base.Cost == nil || math.Abs(base.Cost.Total-1.98) > 1e-9 ||
+		base.EnergyMeter.Total != 9000 || base.OverrunDays == nil || *base.OverrunDays != 0 ||
+		base.DifferenceVsReference == nil || math.Abs(base.DifferenceVsReference.Cost+0.12) > 1e-9 || base.DifferenceVsReference.Rate == nil || *base.DifferenceVsReference.Rate != -5.71 {
+		t.Errorf("BASE-9 simulated: %s", mustJSON(t, base))
+	}
+	if hphc.TariffId != "HPHC" || hphc.Status != "INSUFFICIENT_POWER" || hphc.Cheapest || hphc.Cost == nil || math.Abs(hphc.Cost.Total-2.1) > 1e-9 ||
+		hphc.EnergyMeter.ByTariffHeading["HC"] != 3000 || hphc.EnergyMeter.ByTariffHeading["HP"] != 6000 || hphc.OverrunDays == nil || *hphc.OverrunDays != 1 {
+		t.Errorf("HPHC simulated: %s", mustJSON(t, hphc))
 	}
 	weathers, err := api.GetSiteWeathersWithResponse(ctx, "ELEC", &client.GetSiteWeathersParams{
 		BeginDate: week.Format("2006-01-02T15:04:05.000-0700"), EndDate: week.AddDate(0, 0, 2).Format("2006-01-02T15:04:05.000-0700")})
