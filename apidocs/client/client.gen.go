@@ -5895,6 +5895,11 @@ func (r ReadyzResponse) ContentType() string {
 	return ""
 }
 
+// GetDayColourCalendarResponse429Headers the declared response headers of an HTTP 429 response for GetDayColourCalendar
+type GetDayColourCalendarResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetDayColourCalendarResponse503Headers the declared response headers of an HTTP 503 response for GetDayColourCalendar
 type GetDayColourCalendarResponse503Headers struct {
 	RetryAfter *int
@@ -5913,12 +5918,16 @@ type GetDayColourCalendarResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDayColourCalendarResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetDayColourCalendarResponse503Headers
 }
@@ -5946,6 +5955,11 @@ func (r GetDayColourCalendarResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDayColourCalendarResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetDayColourCalendarResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5992,6 +6006,11 @@ func (r GetDayColourCalendarResponse) ContentType() string {
 	return ""
 }
 
+// PutDayColourCalendarResponse429Headers the declared response headers of an HTTP 429 response for PutDayColourCalendar
+type PutDayColourCalendarResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PutDayColourCalendarResponse503Headers the declared response headers of an HTTP 503 response for PutDayColourCalendar
 type PutDayColourCalendarResponse503Headers struct {
 	RetryAfter *int
@@ -6012,12 +6031,16 @@ type PutDayColourCalendarResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutDayColourCalendarResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PutDayColourCalendarResponse503Headers
 }
@@ -6050,6 +6073,11 @@ func (r PutDayColourCalendarResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutDayColourCalendarResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutDayColourCalendarResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6096,6 +6124,11 @@ func (r PutDayColourCalendarResponse) ContentType() string {
 	return ""
 }
 
+// GetDayColoursResponse429Headers the declared response headers of an HTTP 429 response for GetDayColours
+type GetDayColoursResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetDayColoursResponse503Headers the declared response headers of an HTTP 503 response for GetDayColours
 type GetDayColoursResponse503Headers struct {
 	RetryAfter *int
@@ -6114,12 +6147,16 @@ type GetDayColoursResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDayColoursResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetDayColoursResponse503Headers
 }
@@ -6147,6 +6184,11 @@ func (r GetDayColoursResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetDayColoursResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetDayColoursResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6193,6 +6235,11 @@ func (r GetDayColoursResponse) ContentType() string {
 	return ""
 }
 
+// PutDayColoursResponse429Headers the declared response headers of an HTTP 429 response for PutDayColours
+type PutDayColoursResponse429Headers struct {
+	RetryAfter *int
+}
+
 // PutDayColoursResponse503Headers the declared response headers of an HTTP 503 response for PutDayColours
 type PutDayColoursResponse503Headers struct {
 	RetryAfter *int
@@ -6213,12 +6260,16 @@ type PutDayColoursResponse struct {
 	JSON404 *APIError
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *APIError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *APIError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutDayColoursResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PutDayColoursResponse503Headers
 }
@@ -6251,6 +6302,11 @@ func (r PutDayColoursResponse) GetJSON404() *APIError {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutDayColoursResponse) GetJSON413() *APIError {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutDayColoursResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7917,6 +7973,11 @@ type GetSiteElecMaxPowersResponse200Headers struct {
 	XCache      *string
 }
 
+// GetSiteElecMaxPowersResponse429Headers the declared response headers of an HTTP 429 response for GetSiteElecMaxPowers
+type GetSiteElecMaxPowersResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetSiteElecMaxPowersResponse503Headers the declared response headers of an HTTP 503 response for GetSiteElecMaxPowers
 type GetSiteElecMaxPowersResponse503Headers struct {
 	RetryAfter *int
@@ -7935,6 +7996,8 @@ type GetSiteElecMaxPowersResponse struct {
 	JSON403 *APIError
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7943,6 +8006,8 @@ type GetSiteElecMaxPowersResponse struct {
 	JSONDefault *APIError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSiteElecMaxPowersResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteElecMaxPowersResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSiteElecMaxPowersResponse503Headers
 }
@@ -7970,6 +8035,11 @@ func (r GetSiteElecMaxPowersResponse) GetJSON403() *APIError {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSiteElecMaxPowersResponse) GetJSON404() *APIError {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteElecMaxPowersResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8022,6 +8092,11 @@ type GetSiteElecTariffSimulationsResponse200Headers struct {
 	XCache      *string
 }
 
+// GetSiteElecTariffSimulationsResponse429Headers the declared response headers of an HTTP 429 response for GetSiteElecTariffSimulations
+type GetSiteElecTariffSimulationsResponse429Headers struct {
+	RetryAfter *int
+}
+
 // GetSiteElecTariffSimulationsResponse503Headers the declared response headers of an HTTP 503 response for GetSiteElecTariffSimulations
 type GetSiteElecTariffSimulationsResponse503Headers struct {
 	RetryAfter *int
@@ -8042,6 +8117,8 @@ type GetSiteElecTariffSimulationsResponse struct {
 	JSON404 *APIError
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *APIError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *APIError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *APIError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8050,6 +8127,8 @@ type GetSiteElecTariffSimulationsResponse struct {
 	JSONDefault *APIError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSiteElecTariffSimulationsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSiteElecTariffSimulationsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSiteElecTariffSimulationsResponse503Headers
 }
@@ -8082,6 +8161,11 @@ func (r GetSiteElecTariffSimulationsResponse) GetJSON404() *APIError {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetSiteElecTariffSimulationsResponse) GetJSON422() *APIError {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSiteElecTariffSimulationsResponse) GetJSON429() *APIError {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -10472,6 +10556,13 @@ func ParseGetDayColourCalendarResponse(rsp *http.Response) (*GetDayColourCalenda
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10496,6 +10587,16 @@ func ParseGetDayColourCalendarResponse(rsp *http.Response) (*GetDayColourCalenda
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDayColourCalendarResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDayColourCalendarResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10567,6 +10668,13 @@ func ParsePutDayColourCalendarResponse(rsp *http.Response) (*PutDayColourCalenda
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10591,6 +10699,16 @@ func ParsePutDayColourCalendarResponse(rsp *http.Response) (*PutDayColourCalenda
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PutDayColourCalendarResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutDayColourCalendarResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10655,6 +10773,13 @@ func ParseGetDayColoursResponse(rsp *http.Response) (*GetDayColoursResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10679,6 +10804,16 @@ func ParseGetDayColoursResponse(rsp *http.Response) (*GetDayColoursResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDayColoursResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDayColoursResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -10750,6 +10885,13 @@ func ParsePutDayColoursResponse(rsp *http.Response) (*PutDayColoursResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10774,6 +10916,16 @@ func ParsePutDayColoursResponse(rsp *http.Response) (*PutDayColoursResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers PutDayColoursResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutDayColoursResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -12413,6 +12565,13 @@ func ParseGetSiteElecMaxPowersResponse(rsp *http.Response) (*GetSiteElecMaxPower
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12457,6 +12616,16 @@ func ParseGetSiteElecMaxPowersResponse(rsp *http.Response) (*GetSiteElecMaxPower
 			headers.XCache = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSiteElecMaxPowersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteElecMaxPowersResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -12528,6 +12697,13 @@ func ParseGetSiteElecTariffSimulationsResponse(rsp *http.Response) (*GetSiteElec
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest APIError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest APIError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12569,6 +12745,16 @@ func ParseGetSiteElecTariffSimulationsResponse(rsp *http.Response) (*GetSiteElec
 			headers.XCache = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSiteElecTariffSimulationsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSiteElecTariffSimulationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
