@@ -2,7 +2,6 @@ package maxpower
 
 import (
 	"context"
-	"encoding/json"
 
 	"energy/query/cache"
 	"energy/schema/registry"
@@ -31,15 +30,5 @@ type Resolve func(ctx context.Context) (registry.Site, Request, error)
 // JSON returns the answer to request (a normalised text that, with tenant and site, determines
 // the answer while their data do not change) and whether it came from the cache.
 func (c *Cached) JSON(ctx context.Context, tenantID, siteID, request string, resolve Resolve) (body []byte, hit bool, err error) {
-	return c.Get(ctx, tenantID, siteID, request, func(ctx context.Context) ([]byte, error) {
-		site, req, err := resolve(ctx)
-		if err != nil {
-			return nil, err
-		}
-		res, err := c.engine.Compute(ctx, site, req)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(res)
-	})
+	return cache.JSON(ctx, c.Results, tenantID, siteID, request, resolve, c.engine.Compute)
 }
