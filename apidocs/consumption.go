@@ -389,9 +389,17 @@ func (h *consumptionHandler) answer(ctx context.Context, siteID string, q *consu
 	if err != nil {
 		return nil, err
 	}
+	return cachedOutput(ctx, body, hit, consumptionCSV)
+}
+
+// cachedOutput is the answer of an operation served from a result cache: its JSON body, or
+// the CSV toCSV makes of it when the request asks for text/csv (toCSV nil: JSON only), with
+// the cache's HIT or MISS.
+func cachedOutput(ctx context.Context, body []byte, hit bool, toCSV func([]byte) ([]byte, error)) (*consumptionOutput, error) {
 	out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
-	if wantsCSV(ctx) {
-		if out.Body, err = consumptionCSV(body); err != nil {
+	if toCSV != nil && wantsCSV(ctx) {
+		var err error
+		if out.Body, err = toCSV(body); err != nil {
 			return nil, err
 		}
 		out.ContentType = csvType

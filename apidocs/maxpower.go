@@ -125,15 +125,5 @@ func (h *maxPowerHandler) get(ctx context.Context, in *MaxPowerParams) (*consump
 	if err != nil {
 		return nil, err
 	}
-	out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
-	if wantsCSV(ctx) {
-		if out.Body, err = maxPowerCSV(body); err != nil {
-			return nil, err
-		}
-		out.ContentType = csvType
-	}
-	if hit {
-		out.Cache = "HIT"
-	}
-	return out, nil
+	return cachedOutput(ctx, body, hit, maxPowerCSV)
 }

@@ -94,11 +94,7 @@ func (h *tariffSimulationHandler) get(ctx context.Context, in *TariffSimulationP
 	if err != nil {
 		return nil, err
 	}
-	out := &consumptionOutput{ContentType: "application/json", Cache: "MISS", Body: body}
-	if hit {
-		out.Cache = "HIT"
-	}
-	return out, nil
+	return cachedOutput(ctx, body, hit, nil)
 }
 
 // requestError maps a request the simulation refuses to 400 INVALID_PARAMETER naming the parameter.
