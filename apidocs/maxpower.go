@@ -53,7 +53,7 @@ type maxPowerHandler struct {
 func registerMaxPowers(api huma.API, reg *registry.Store) {
 	h := &maxPowerHandler{sites: reg.Directory,
 		cached: maxpower.NewCached(maxpower.NewEngine(reg.DB(), reg), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)}
-	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[maxpower.Answer](), true, "MaxPowerResult")
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[maxpower.MaxPowerResult](), true, "MaxPowerResult")
 	huma.Register(api, huma.Operation{
 		OperationID: "get-site-elec-max-powers", Method: http.MethodGet, Path: maxPowersPath,
 		Tags: []string{"Consumption"}, Summary: "Daily max powers of a site", Description: maxPowerDescription,
@@ -75,7 +75,7 @@ const maxPowerCSVColumns = "One row per step (the period, step, unit and subscri
 
 // maxPowerCSV turns a JSON max-power answer (as cached) into its CSV: one row per step.
 func maxPowerCSV(answer []byte) ([]byte, error) {
-	var a maxpower.Answer
+	var a maxpower.MaxPowerResult
 	if err := json.Unmarshal(answer, &a); err != nil {
 		return nil, fmt.Errorf("reading the max-power answer for CSV: %w", err)
 	}

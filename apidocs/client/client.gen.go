@@ -604,29 +604,6 @@ type APIError struct {
 	ErrorDescription string `json:"errorDescription"`
 }
 
-// Answer defines model for Answer.
-type Answer struct {
-	// ComputationPeriod Present when the period holds more than 1,200 steps: the period of the first 1,200, returned; continue from its endTime.
-	ComputationPeriod *Period        `json:"computationPeriod,omitempty"`
-	MaxPowers         []StepMaxPower `json:"maxPowers"`
-
-	// Period Requested period (timestamps with the site's offset).
-	Period Period `json:"period"`
-
-	// Step ISO 8601 duration of the step.
-	//
-	// Examples: P1M
-	Step string `json:"step"`
-
-	// SubscribedPowerKva The subscribed power of the site's tariff; null when the tariff has none or the site no tariff.
-	//
-	// Examples: 9
-	SubscribedPowerKva *int64 `json:"subscribedPowerKva"`
-
-	// Unit Examples: W
-	Unit string `json:"unit"`
-}
-
 // BudgetUnits defines model for BudgetUnits.
 type BudgetUnits struct {
 	// Budget Examples: EUR
@@ -1118,6 +1095,29 @@ type Matrix struct {
 	// ConfidenceIndex max(0, R²) × min(1, covered days / 365) × min(1, intervals / 12), to 3 decimals
 	ConfidenceIndex float64  `json:"confidenceIndex"`
 	MetaData        MetaData `json:"metaData"`
+}
+
+// MaxPowerResult defines model for MaxPowerResult.
+type MaxPowerResult struct {
+	// ComputationPeriod Present when the period holds more than 1,200 steps: the period of the first 1,200, returned; continue from its endTime.
+	ComputationPeriod *Period        `json:"computationPeriod,omitempty"`
+	MaxPowers         []StepMaxPower `json:"maxPowers"`
+
+	// Period Requested period (timestamps with the site's offset).
+	Period Period `json:"period"`
+
+	// Step ISO 8601 duration of the step.
+	//
+	// Examples: P1M
+	Step string `json:"step"`
+
+	// SubscribedPowerKva The subscribed power of the site's tariff; null when the tariff has none or the site no tariff.
+	//
+	// Examples: 9
+	SubscribedPowerKva *int64 `json:"subscribedPowerKva"`
+
+	// Unit Examples: W
+	Unit string `json:"unit"`
 }
 
 // MetaData defines model for MetaData.
@@ -7987,7 +7987,7 @@ type GetSiteElecMaxPowersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Answer
+	JSON200 *MaxPowerResult
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *APIError
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -8013,7 +8013,7 @@ type GetSiteElecMaxPowersResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetSiteElecMaxPowersResponse) GetJSON200() *Answer {
+func (r GetSiteElecMaxPowersResponse) GetJSON200() *MaxPowerResult {
 	return r.JSON200
 }
 
@@ -12531,7 +12531,7 @@ func ParseGetSiteElecMaxPowersResponse(rsp *http.Response) (*GetSiteElecMaxPower
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Answer
+		var dest MaxPowerResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

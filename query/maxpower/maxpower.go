@@ -23,8 +23,8 @@ type Request struct {
 // Unit of max powers.
 const UnitWatt = "W"
 
-// Answer is the answer.
-type Answer struct {
+// MaxPowerResult is the answer of the max-power endpoint (its schema name in the OpenAPI description).
+type MaxPowerResult struct {
 	Period             consumption.Period  `json:"period" doc:"Requested period (timestamps with the site's offset)."`
 	ComputationPeriod  *consumption.Period `json:"computationPeriod,omitempty" doc:"Present when the period holds more than 1,200 steps: the period of the first 1,200, returned; continue from its endTime."`
 	Step               string              `json:"step" doc:"ISO 8601 duration of the step." example:"P1M"`
@@ -70,7 +70,7 @@ func SubscribedPower(ctx context.Context, reg *registry.Store, site registry.Sit
 
 // Compute answers req for the site. A local date belongs to the step in which it starts (its
 // local midnight); steps follow the site's calendar as consumption steps do.
-func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*Answer, error) {
+func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*MaxPowerResult, error) {
 	loc := site.Location()
 	start, end := req.Start.In(loc), req.End.In(loc)
 	steps, truncated := consumption.Steps(start, end, loc, req.StepUnit, req.StepValue, consumption.MaxSteps)
@@ -86,7 +86,7 @@ func (e *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 	if err != nil {
 		return nil, err
 	}
-	res := &Answer{
+	res := &MaxPowerResult{
 		Period: consumption.Period{StartTime: start, EndTime: end},
 		Step:   consumption.FormatStep(start, end, loc, req.StepUnit, req.StepValue),
 		Unit:   UnitWatt, SubscribedPowerKva: kva,
