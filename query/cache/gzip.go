@@ -17,17 +17,26 @@ const GzipLevel = gzip.DefaultCompression
 type entry struct {
 	body []byte
 
-	mu     sync.Mutex
-	cached bool   // in the LRU with its bytes counted (false once evicted)
-	gzip   []byte // nil until first asked for
+	mu      sync.Mutex
+	cached  bool   // in the LRU with its bytes counted (false once evicted)
+	dropped bool   // removed by DropSite, not evicted for room
+	gzip    []byte // nil until first asked for
 }
 
-// leave marks the entry evicted and returns the bytes of it that were counted.
-func (e *entry) leave() int64 {
+// leave marks the entry evicted and returns the bytes of it that were counted, and whether it
+// was dropped rather than evicted.
+func (e *entry) leave() (held int64, dropped bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.cached = false
-	return int64(cap(e.body) + cap(e.gzip))
+	return int64(cap(e.body) + cap(e.gzip)), e.dropped
+}
+
+// drop marks the entry removed by DropSite before it leaves the LRU.
+func (e *entry) drop() {
+	e.mu.Lock()
+	e.dropped = true
+	e.mu.Unlock()
 }
 
 // A GzipSlot lets the HTTP layer send a cached answer gzip-encoded without compressing it for

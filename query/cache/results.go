@@ -6,6 +6,8 @@ package cache
 import (
 	"context"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -46,6 +48,9 @@ type Results struct {
 	maxBytes int64
 	bytes    atomic.Int64
 	flight   singleflight.Group
+	// mu orders a store, which checks that its key is still current, against a DropSite, which
+	// moved the site's version first: an answer is either dropped or never stored.
+	mu sync.Mutex
 
 	hits, misses, evictions atomic.Uint64
 }
@@ -59,15 +64,19 @@ func NewResults(versions *registry.DataVersions, maxEntries int, maxBytes int64,
 	}
 	if maxEntries > 0 {
 		c.lru, _ = lru.NewWithEvict(maxEntries, c.evicted) // error only for size < 1
+		versions.OnErased(c.DropSite)
 	}
 	return c
 }
 
 func (c *Results) evicted(key string, e *entry) {
-	n := int64(len(key)+entryOverhead) + e.leave()
+	held, dropped := e.leave()
+	n := int64(len(key)+entryOverhead) + held
 	c.bytes.Add(-n)
-	c.evictions.Add(1)
-	c.metrics.Evictions.Inc()
+	if !dropped {
+		c.evictions.Add(1)
+		c.metrics.Evictions.Inc()
+	}
 	c.metrics.Entries.Dec()
 	c.metrics.Bytes.Sub(float64(n))
 }
@@ -95,7 +104,7 @@ func (c *Results) Get(ctx context.Context, tenantID, siteID, request string, com
 		if err != nil {
 			return nil, err
 		}
-		return c.store(key, b), nil
+		return c.store(key, tenantID, siteID, request, b), nil
 	})
 	if err != nil {
 		return nil, false, err
@@ -121,8 +130,9 @@ func (c *Results) key(tenantID, siteID, request string) string {
 }
 
 // store keeps body under key and returns its entry; one that is not kept (caching disabled,
-// too large) is returned detached.
-func (c *Results) store(key string, body []byte) *entry {
+// too large, or the site's data changed while it was computed: key is no longer the current
+// key of the request) is returned detached.
+func (c *Results) store(key, tenantID, siteID, request string, body []byte) *entry {
 	e := &entry{body: body}
 	if c.lru == nil {
 		return e
@@ -131,11 +141,18 @@ func (c *Results) store(key string, body []byte) *entry {
 	if n > c.maxBytes/4 { // one answer never takes over the cache
 		return e
 	}
+	c.mu.Lock()
+	if c.key(tenantID, siteID, request) != key {
+		c.mu.Unlock()
+		return e
+	}
 	e.cached = true
 	if found, _ := c.lru.ContainsOrAdd(key, e); found {
+		c.mu.Unlock()
 		e.cached = false
 		return e
 	}
+	c.mu.Unlock()
 	c.count(n)
 	c.metrics.Entries.Inc()
 	c.trim()
@@ -156,6 +173,44 @@ func (c *Results) trim() {
 		}
 	}
 }
+
+// DropSite removes every answer about the site, whatever the versions it was computed under
+// (an erasure: registry.DataVersions.Erased calls it on every energyd). Removed answers do not
+// count as evictions.
+func (c *Results) DropSite(tenantID, siteID string) {
+	if c.lru == nil || siteID == "" {
+		return
+	}
+	prefix := sitePrefix(tenantID, siteID)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range c.lru.Keys() {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		if e, ok := c.lru.Peek(k); ok {
+			e.drop()
+		}
+		c.lru.Remove(k)
+	}
+}
+
+// SiteEntries counts the answers about the site the cache holds, under any version.
+func (c *Results) SiteEntries(tenantID, siteID string) int {
+	if c.lru == nil {
+		return 0
+	}
+	prefix, n := sitePrefix(tenantID, siteID), 0
+	for _, k := range c.lru.Keys() {
+		if strings.HasPrefix(k, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// sitePrefix starts every key of the site's answers (see key).
+func sitePrefix(tenantID, siteID string) string { return tenantID + "\x00" + siteID + "\x00" }
 
 // Purge empties the cache (benchmarks measure cold answers with it).
 func (c *Results) Purge() {

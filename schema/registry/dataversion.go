@@ -27,6 +27,8 @@ type DataVersions struct {
 	applied map[[2]string]uint64 // highest recorded version applied here (or written), by key
 	seen    uint64               // highest recorded version seen by Watch
 	since   uint64               // recorded versions up to this one predate the process
+
+	onErased []func(tenantID, siteID string) // see OnErased
 }
 
 // NewDataVersions returns an empty counter set that sees this process's changes only.

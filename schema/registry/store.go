@@ -40,6 +40,7 @@ func (s *Store) changed(ctx context.Context, c ReferenceChange) {
 func New(db *schema.DB) *Store {
 	s := &Store{db: db, now: time.Now, Versions: newRecordedDataVersions(db)}
 	s.Directory = newDirectory(s)
+	s.Versions.OnErased(s.Directory.forgetTenant)
 	return s
 }
 
