@@ -25,8 +25,8 @@ func jobOfADeadReplicaTakenOver(t *testing.T, env *jobEnv, a, b *Service) {
 		t.Fatalf("overview %+v", done.Overview)
 	}
 	env.wantCounts(readingsRows)
-	cur, err := b.leases.current(context.Background(), []string{j.ID})
-	if owner := cur[j.ID].owner; err != nil || (owner != a.leases.owner && owner != b.leases.owner) {
+	cur, err := b.leases.Current(context.Background(), []string{j.ID})
+	if owner := cur[j.ID].Owner; err != nil || (owner != a.leases.Owner && owner != b.leases.Owner) {
 		t.Fatalf("lease of the job taken over: %+v (%v), want a running replica's", cur[j.ID], err)
 	}
 }

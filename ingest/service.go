@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"energy/schema"
+	"energy/schema/lease"
 	"energy/schema/registry"
 	"energy/schema/sitedata"
 )
@@ -78,7 +79,7 @@ type Service struct {
 	// stored keeps the archives in the store when Config.Shared (nil: the spool keeps them).
 	stored *storedArchives
 	// leases (cluster mode) keep this replica's jobs its own and find the jobs of dead ones.
-	leases *leases
+	leases *lease.Leases
 	log    *slog.Logger
 	now    func() time.Time
 
@@ -147,7 +148,7 @@ func New(cfg Config) (*Service, error) {
 		}
 		s.cfg.Lease = cfg.Lease
 		s.stored = &storedArchives{db: cfg.DB, quorumTimeout: quorumTimeout}
-		s.leases = newLeases(cfg.DB, cfg.Lease)
+		s.leases = lease.New(cfg.DB, cfg.Lease)
 	}
 	return s, nil
 }

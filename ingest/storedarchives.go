@@ -143,7 +143,7 @@ func (s *Service) acceptStored(ctx context.Context, st *staged) (Job, error) {
 	}
 	j := newJob(st.meta)
 	// The lease first: no other replica takes the job while this one queues it.
-	if err := s.leases.hold(schema.WithCallTimeout(ctx, s.cfg.DB.Timeouts.Read), []Job{j}); err != nil {
+	if err := s.leases.Hold(schema.WithCallTimeout(ctx, s.cfg.DB.Timeouts.Read), jobKeys([]Job{j})); err != nil {
 		s.dropArchive(j)
 		return Job{}, err
 	}
