@@ -1,8 +1,11 @@
 // Package erasure removes a site's data on request (DELETE /v2/sites/{siteId}): every row of the
-// site in every table that holds sites' rows, the site itself, and every cached answer about it on
-// every energyd. An erasure is a job recorded in site_erasures: SUBMITTED, IN_PROGRESS, then DONE
-// with the rows removed per table. Each step can be repeated: a failed step is retried, and an
-// energyd that starts resumes the erasures a crash interrupted.
+// site in every table that holds sites' rows, the site itself, every accepted archive still
+// waiting that holds the site's readings, and every cached answer about it on every energyd. An
+// erasure is a job recorded in site_erasures: SUBMITTED, IN_PROGRESS, then DONE with the rows
+// removed per table, or ERROR once a step failed MaxFailures times in a row (a new DELETE of the
+// site retries it). Each step can be repeated: a failed step is retried, and the energyd holding
+// an erasure's lease (schema/lease) runs it; another takes it over when the lease expires (its
+// holder died), so two never run one erasure at once.
 package erasure
 
 import (
@@ -19,6 +22,7 @@ import (
 
 	"energy/schema"
 	"energy/schema/audit"
+	"energy/schema/lease"
 	"energy/schema/registry"
 	"energy/schema/tables"
 )
@@ -28,6 +32,17 @@ const (
 	StateSubmitted  = "SUBMITTED"
 	StateInProgress = "IN_PROGRESS"
 	StateDone       = "DONE"
+	StateError      = "ERROR"
+)
+
+// Defaults of a Service.
+const (
+	// DefaultMaxFailures: a step that fails this many times in a row (5 s apart) stops the
+	// erasure in ERROR, for an operator to look at and an admin to retry.
+	DefaultMaxFailures = 5
+	// DefaultWatch is how often the erasures of other energyd are read: a DONE one drops the
+	// site's cached answers here, an unfinished one whose lease expired is taken over.
+	DefaultWatch = time.Second
 )
 
 // ErrNotFound: no such erasure in the tenant.
@@ -48,6 +63,12 @@ type Erasure struct {
 	Error       string // the last failure of a step being retried
 }
 
+// ArchiveScanner finds the accepted archives, not yet processed, that may hold readings of a
+// site (ingest.Service: its spool files, or in cluster mode the archives table).
+type ArchiveScanner interface {
+	ArchivesOfSite(ctx context.Context, tenantID, siteID string) (jobIDs []string, err error)
+}
+
 // Service runs erasures in the background of an energyd.
 type Service struct {
 	db      *schema.DB
@@ -56,8 +77,27 @@ type Service struct {
 	rowVer  schema.RowVersions
 	ctx     context.Context
 	running sync.WaitGroup
-	// JobPoll is how often the archive jobs the erasure waits for are checked.
+	leases  *lease.Leases
+
+	// Set before Start:
+	// JobPoll is how often the archive jobs and archives the erasure waits for are checked.
 	JobPoll time.Duration
+	// Archives, when set, is scanned for archives holding the site's readings: the erasure
+	// waits until none is left (see run).
+	Archives ArchiveScanner
+	// Lease is how long an erasure stays with an energyd that stops renewing its lease.
+	Lease time.Duration
+	// Watch is how often other energyd's erasures are read (DefaultWatch).
+	Watch time.Duration
+	// MaxFailures and RetryDelay: a step is retried RetryDelay after it failed, until it failed
+	// MaxFailures times in a row (then ERROR).
+	MaxFailures int
+	RetryDelay  time.Duration
+
+	mu      sync.Mutex
+	mine    map[string]bool      // erasures running here
+	dropped map[string]time.Time // DONE erasures whose cached answers were dropped here, by state_ts
+
 	// afterTable, when set (tests), runs after each table is emptied; an error stops the
 	// erasure there as a crash would.
 	afterTable func(table string) error
@@ -68,21 +108,22 @@ func New(db *schema.DB, reg *registry.Store, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{db: db, reg: reg, log: log, JobPoll: 200 * time.Millisecond, ctx: context.Background()}
+	return &Service{db: db, reg: reg, log: log, JobPoll: 200 * time.Millisecond, ctx: context.Background(),
+		Lease: 30 * time.Second, Watch: DefaultWatch, MaxFailures: DefaultMaxFailures, RetryDelay: 5 * time.Second,
+		mine: map[string]bool{}, dropped: map[string]time.Time{}}
 }
 
 // Start resumes every erasure that is not finished (a crash or a stop interrupted it) and
+// whose lease has expired, then watches the erasures of every energyd (see DefaultWatch), and
 // runs later requests under ctx.
 func (s *Service) Start(ctx context.Context) error {
 	s.ctx = ctx
-	pending, err := s.list(ctx, "state IN (?, ?)", StateSubmitted, StateInProgress)
-	if err != nil {
+	s.leases = lease.New(s.db, s.Lease)
+	if err := s.takeOver(ctx); err != nil {
 		return err
 	}
-	for _, e := range pending {
-		s.log.Info("resuming the erasure of a site", "erasureId", e.ID, "tenant", e.TenantID, "site", e.SiteID, "state", e.State)
-		s.spawn(e)
-	}
+	s.running.Add(1)
+	go s.watch(ctx)
 	return nil
 }
 
@@ -101,8 +142,34 @@ func (s *Service) Request(ctx context.Context, tokenID string, site registry.Sit
 	if err := audit.Record(ctx, s.db, site.TenantID, audit.SiteErase, "sites/"+site.SiteID, site, nil); err != nil {
 		return e, err
 	}
+	if err := s.leases.Hold(ctx, []lease.Key{{TenantID: e.TenantID, ID: e.ID}}); err != nil {
+		return e, err
+	}
 	s.spawn(e)
 	return e, nil
+}
+
+// Retry starts again the latest erasure of the site that ended in ERROR (a DELETE of a site
+// whose erasure failed); ok is false when there is none.
+func (s *Service) Retry(ctx context.Context, tenantID, siteID string) (e Erasure, ok bool, err error) {
+	es, err := s.list(ctx, "tenant_id = ? AND erased_site = ?", tenantID, siteID)
+	if err != nil || len(es) == 0 {
+		return Erasure{}, false, err
+	}
+	e = es[len(es)-1]
+	if e.State != StateError {
+		return Erasure{}, false, nil
+	}
+	e.State, e.StateTS = StateSubmitted, time.Now().UTC()
+	if err := s.put(ctx, e); err != nil {
+		return e, false, err
+	}
+	if err := s.leases.Hold(ctx, []lease.Key{{TenantID: e.TenantID, ID: e.ID}}); err != nil {
+		return e, false, err
+	}
+	s.log.Info("erasure retried", "erasureId", e.ID, "tenant", e.TenantID, "site", e.SiteID, "lastError", e.Error)
+	s.spawn(e)
+	return e, true, nil
 }
 
 // Get returns an erasure of the tenant.
@@ -117,44 +184,82 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (Erasure, error)
 	return es[0], nil
 }
 
-// retryDelay is the wait before an erasure that failed (the store unreachable, a mutation
-// refused) is tried again: it never ends half done while its energyd runs.
-const retryDelay = 5 * time.Second
-
+// spawn runs the erasure here, under a lease renewed while it runs, unless it already runs
+// here. A failed step is retried RetryDelay later from what was recorded (the report so far);
+// after MaxFailures failures in a row the erasure is ERROR with the last failure.
 func (s *Service) spawn(e Erasure) {
+	s.mu.Lock()
+	if s.mine[e.ID] {
+		s.mu.Unlock()
+		return
+	}
+	s.mine[e.ID] = true
+	s.mu.Unlock()
 	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
-		for {
-			err := s.run(s.ctx, e)
+		defer func() { s.mu.Lock(); delete(s.mine, e.ID); s.mu.Unlock() }()
+		ctx, stop := context.WithCancel(s.ctx)
+		defer stop()
+		go s.renew(ctx, lease.Key{TenantID: e.TenantID, ID: e.ID})
+		for failures := 1; ; failures++ {
+			err := s.run(ctx, e)
 			if err == nil {
 				return
 			}
-			if s.ctx.Err() != nil {
-				s.log.Warn("erasure interrupted; it resumes at the next start", "erasureId", e.ID, "error", err)
+			if ctx.Err() != nil {
+				s.log.Warn("erasure interrupted; it resumes at the next start or on another energyd", "erasureId", e.ID, "error", err)
 				return
 			}
-			s.log.Error("erasure failed; retrying", "erasureId", e.ID, "tenant", e.TenantID, "site", e.SiteID, "error", err)
-			e.Error = err.Error() // shown with the erasure until it ends
-			_ = s.put(s.ctx, e)
+			e.Error = err.Error()
+			if failures >= s.MaxFailures {
+				s.log.Error("erasure failed; ERROR until a new DELETE of the site", "erasureId", e.ID, "tenant", e.TenantID, "site", e.SiteID, "failures", failures, "error", err)
+				e.State, e.StateTS = StateError, time.Now().UTC()
+				if perr := s.put(ctx, e); perr != nil {
+					s.log.Error("erasure's ERROR not recorded; it resumes at the next start", "erasureId", e.ID, "error", perr)
+				}
+				return
+			}
+			s.log.Error("erasure failed; retrying", "erasureId", e.ID, "tenant", e.TenantID, "site", e.SiteID, "failures", failures, "error", err)
+			_ = s.put(ctx, e) // the error is shown with the erasure while it is retried
 			select {
-			case <-s.ctx.Done():
+			case <-ctx.Done():
 				return
-			case <-time.After(retryDelay):
+			case <-time.After(s.RetryDelay):
 			}
-			// Resume from what was recorded (the report so far).
-			if cur, gerr := s.Get(s.ctx, e.TenantID, e.ID); gerr == nil {
+			if cur, gerr := s.Get(ctx, e.TenantID, e.ID); gerr == nil {
+				cur.Error = e.Error
 				e = cur
 			}
 		}
 	}()
 }
 
+// renew extends the lease of a running erasure every third of the lease until ctx ends.
+func (s *Service) renew(ctx context.Context, k lease.Key) {
+	t := time.NewTicker(s.leases.TTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.leases.Hold(ctx, []lease.Key{k}); err != nil && ctx.Err() == nil {
+			s.log.Warn("erasure lease not renewed; another energyd may take the erasure over", "erasureId", k.ID, "error", err)
+		}
+	}
+}
+
 // run erases the site: the site itself first, so that no archive adds rows of it any more
-// (they are refused like an unknown site's); then, once the tenant's archive jobs submitted
-// before the request are final (their spool files removed with them), every row of the site
-// in every table; then it checks that every table counts 0 rows of the site, and changes the
-// tenant's reference version so that every energyd drops its cached answers about the site.
+// (they are refused like an unknown site's) and this energyd drops its cached answers of it;
+// then it waits until the tenant's archive jobs submitted before the request are final and no
+// accepted archive that holds readings of the site is left (Archives: an archive also holding
+// other sites' readings is processed as usual, so theirs land, while the erased site's
+// operations in it are refused, and its file is deleted once its job is final); then every
+// row of the site in every table; then it checks that every table counts 0 rows of the site,
+// drops the cached answers again (one computed meanwhile) and is DONE, which every other
+// energyd's watch sees and drops its own.
 func (s *Service) run(ctx context.Context, e Erasure) error {
 	e.State, e.StateTS = StateInProgress, time.Now().UTC()
 	if e.RowsRemoved == nil {
@@ -175,7 +280,11 @@ func (s *Service) run(ctx context.Context, e Erasure) error {
 		}
 		if i == 0 && isSites(t) {
 			s.reg.Versions.Bump(e.TenantID, "")
+			s.reg.Versions.Erased(e.TenantID, e.SiteID)
 			if err := s.waitForJobs(ctx, e); err != nil {
+				return err
+			}
+			if err := s.waitForArchives(ctx, e); err != nil {
 				return err
 			}
 		}
@@ -204,6 +313,7 @@ func (s *Service) run(ctx context.Context, e Erasure) error {
 		}
 	}
 	s.reg.Versions.Bump(e.TenantID, "")
+	s.reg.Versions.Erased(e.TenantID, e.SiteID)
 	e.State, e.StateTS, e.Error = StateDone, time.Now().UTC(), ""
 	return s.put(ctx, e)
 }
@@ -247,6 +357,27 @@ func (s *Service) waitForJobs(ctx context.Context, e Erasure) error {
 			return err
 		}
 		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(s.JobPoll):
+		}
+	}
+}
+
+// waitForArchives waits until Archives finds no accepted archive holding readings of the site.
+func (s *Service) waitForArchives(ctx context.Context, e Erasure) error {
+	if s.Archives == nil {
+		return nil
+	}
+	for {
+		ids, err := s.Archives.ArchivesOfSite(ctx, e.TenantID, e.SiteID)
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
 			return nil
 		}
 		select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,7 @@ func TestErasureResumesAfterACrash(t *testing.T) {
 	}
 
 	first := New(db, reg, nil)
+	first.Lease = time.Second // the second start takes the erasure over once it expired
 	crashCtx, crash := context.WithCancel(ctx)
 	emptied := 0
 	first.afterTable = func(string) error {
@@ -65,6 +67,7 @@ func TestErasureResumesAfterACrash(t *testing.T) {
 	}
 
 	second := New(db, reg, nil)
+	second.Lease, second.Watch = time.Second, 50*time.Millisecond
 	runCtx, stop := context.WithCancel(ctx)
 	defer func() { stop(); second.Wait() }()
 	if err := second.Start(runCtx); err != nil {
@@ -154,4 +157,124 @@ func rowsOf(t *testing.T, db *schema.DB, site string) map[string]uint64 {
 		}
 	}
 	return out
+}
+
+// An erasure whose step keeps failing ends in ERROR after MaxFailures tries, showing the
+// failure; the site's other rows stay until an admin retries (Retry, what a new DELETE does),
+// which finishes it: 0 rows left, DONE, no error shown.
+func TestErasureInErrorIsRetried(t *testing.T) {
+	db := chtest.DB(t)
+	reg := registry.New(db)
+	ctx := context.Background()
+	if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: "GONE"}); err != nil {
+		t.Fatal(err)
+	}
+	insertReadings(t, db, "GONE")
+	s := New(db, reg, nil)
+	s.MaxFailures, s.RetryDelay = 3, 10*time.Millisecond
+	var failing atomic.Bool
+	failing.Store(true)
+	var tries atomic.Int32
+	s.afterTable = func(table string) error {
+		if table == "sites" || !failing.Load() {
+			return nil
+		}
+		tries.Add(1)
+		return errors.New("mutation refused: disk full")
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer func() { stop(); s.Wait() }()
+	if err := s.Start(runCtx); err != nil {
+		t.Fatal(err)
+	}
+	site, err := reg.Site(ctx, "acme", "GONE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Request(ctx, "tok", site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := waitState(t, s, e.ID, StateError)
+	if failed.Error != "mutation refused: disk full" || tries.Load() != 3 {
+		t.Fatalf("after the failures: %+v after %d tries, want ERROR with the failure after 3", failed, tries.Load())
+	}
+	if left := rowsOf(t, db, "GONE"); len(left) == 0 {
+		t.Fatal("every row erased although the step failed")
+	}
+	if _, ok, err := s.Retry(ctx, "acme", "KEPT"); ok || err != nil {
+		t.Fatalf("retry of a site without an erasure in ERROR: %v %v", ok, err)
+	}
+	failing.Store(false)
+	retried, ok, err := s.Retry(ctx, "acme", "GONE")
+	if err != nil || !ok || retried.ID != e.ID {
+		t.Fatalf("retry: %+v %v %v", retried, ok, err)
+	}
+	done := waitState(t, s, e.ID, StateDone)
+	if done.Error != "" {
+		t.Fatalf("DONE with error %q", done.Error)
+	}
+	if left := rowsOf(t, db, "GONE"); len(left) != 0 {
+		t.Fatalf("rows left after the retry: %v", left)
+	}
+}
+
+// Two energyd (services) on one store: the erasure requested through A runs on A only, B
+// never empties a table of it although it watches for erasures to take over, and it is DONE.
+func TestErasureRunsOnOneServiceOnly(t *testing.T) {
+	db := chtest.DB(t)
+	reg := registry.New(db)
+	ctx := context.Background()
+	if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: "GONE"}); err != nil {
+		t.Fatal(err)
+	}
+	insertReadings(t, db, "GONE")
+	var byA, byB atomic.Int32
+	a, b := New(db, reg, nil), New(db, reg, nil)
+	for _, x := range []struct {
+		s *Service
+		n *atomic.Int32
+	}{{a, &byA}, {b, &byB}} {
+		x.s.Lease, x.s.Watch = time.Second, 20*time.Millisecond
+		n := x.n
+		x.s.afterTable = func(string) error { n.Add(1); time.Sleep(300 * time.Millisecond); return nil }
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer func() { stop(); a.Wait(); b.Wait() }()
+	for _, s := range []*Service{a, b} {
+		if err := s.Start(runCtx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site, err := reg.Site(ctx, "acme", "GONE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := a.Request(ctx, "tok", site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, a, e.ID, StateDone)
+	if byA.Load() < 8 || byB.Load() != 0 {
+		t.Fatalf("tables emptied by A %d, by B %d: want all by A", byA.Load(), byB.Load())
+	}
+}
+
+// waitState polls the erasure until it is in state (30 s at most).
+func waitState(t *testing.T, s *Service, id, state string) Erasure {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := s.Get(context.Background(), "acme", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State == state {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("erasure still %+v, want %s", got, state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
