@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +37,8 @@ const erasureFile = `{
 
 // A site loaded with readings of both fluids, a load curve, max powers, a heating schedule, a
 // contact and a target, with answers cached, is erased: DONE with the rows removed per table,
-// 0 rows of it in every table that has a site_id column, cached answers no longer reachable
-// (the tenant's version moved), no spool file left, 404 SITE_NOT_FOUND on every endpoint, its
+// 0 rows of it in every table that has a site_id column, no cached answer of it held (and the
+// tenant's version moved), no spool file left, 404 SITE_NOT_FOUND on every endpoint, its
 // later archives refused as UNKNOWN_SITE, the other site untouched, the erasure audited.
 func TestEraseSiteRemovesEveryRow(t *testing.T) {
 	h := newJobsHarness(t, "", true, nil)
@@ -72,6 +74,9 @@ func TestEraseSiteRemovesEveryRow(t *testing.T) {
 		}
 	}
 	tenantVersion := h.reg.Versions.Get("acme", "")
+	if n := h.answers.SiteEntries("acme", "S1"); n != 2 {
+		t.Fatalf("%d cached answers of S1 before the erasure, want 2 (elec and gas)", n)
+	}
 
 	st, body, _ := h.do("DELETE", "/v2/sites/S1", h.admin, "")
 	if st != http.StatusAccepted {
@@ -97,6 +102,9 @@ func TestEraseSiteRemovesEveryRow(t *testing.T) {
 	}
 	if got := siteRows("S2"); !equalCounts(got, s2) {
 		t.Fatalf("rows of S2 %v after erasing S1, want %v", got, s2)
+	}
+	if n := h.answers.SiteEntries("acme", "S1"); n != 0 {
+		t.Fatalf("%d cached answers of S1 held after the erasure, want 0", n)
 	}
 	if v := h.reg.Versions.Get("acme", ""); v <= tenantVersion {
 		t.Fatalf("tenant version %d after the erasure, was %d: cached answers would still be served", v, tenantVersion)
@@ -198,5 +206,66 @@ func waitErasure(t *testing.T, h *jobsHarness, path string) ErasureBody {
 			t.Fatalf("erasure still %s: %s", e.State, body)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Archives accepted before the erasure and not yet processed (the workers are stopped): the scan
+// finds the spool file of the one holding readings of S1 (with S2's), not the one of S2 only.
+// The erasure waits for them; once the workers run, S2's readings of both land, S1's operations
+// are refused as UNKNOWN_SITE, and the erasure is DONE with no spool file left and 0 rows of S1.
+func TestErasureWaitsForTheSpooledArchivesOfTheSite(t *testing.T) {
+	h := newJobsHarness(t, "", false, nil)
+	ctx := context.Background()
+	const s2Only = `{"smartElecIndexes": [{"siteId": "S2", "podId": "PDL-2", "nature": "MKT_SMART_DISTRIBUTOR",
+	  "ts": "2024-01-01T23:00:00Z", "generationTs": "2024-01-02T04:00:00Z", "value": {"1": 5100}}]}`
+	both := jobIDOf(t, h.submit(h.admin, "both.tar.gz", tarGz(t, "r.json", erasureFile)))
+	other := jobIDOf(t, h.submit(h.admin, "s2.tar.gz", tarGz(t, "r.json", s2Only)))
+	held, err := h.jobs.ArchivesOfSite(ctx, "acme", "S1")
+	if err != nil || len(held) != 1 || held[0] != both {
+		t.Fatalf("archives of S1 before the erasure: %v %v, want [%s]", held, err, both)
+	}
+	if _, err := os.Stat(filepath.Join(h.spool, both+".job")); err != nil {
+		t.Fatalf("spool file of S1's archive: %v", err)
+	}
+
+	st, body, _ := h.do("DELETE", "/v2/sites/S1", h.admin, "")
+	if st != http.StatusAccepted {
+		t.Fatalf("DELETE: %d %s", st, body)
+	}
+	var accepted struct {
+		Links SelfLinks `json:"_links"`
+	}
+	if err := json.Unmarshal(body, &accepted); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimPrefix(accepted.Links.Self.Href, h.srv.URL)
+	time.Sleep(500 * time.Millisecond)
+	if st, body, _ := h.do("GET", path, h.admin, ""); st != http.StatusOK || !strings.Contains(string(body), `"state":"IN_PROGRESS"`) {
+		t.Fatalf("erasure while the archives wait: %d %s, want IN_PROGRESS", st, body)
+	}
+	if err := h.jobs.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitErasure(t, h, path)
+	if held, err := h.jobs.ArchivesOfSite(ctx, "acme", "S1"); err != nil || len(held) != 0 {
+		t.Fatalf("archives of S1 after the erasure: %v %v", held, err)
+	}
+	if n := h.spoolFiles(); n != 0 {
+		t.Fatalf("%d spool files after the erasure", n)
+	}
+	job := h.getJob(h.admin, both)
+	if job.State.Current != ingest.StateDone || job.Report.Overview.OK != 1 || job.Report.Overview.KO != 6 ||
+		job.Report.Files[0].FailedOperations[0].Errors[0].Code != "UNKNOWN_SITE" {
+		t.Fatalf("archive with S1 and S2: %+v", job.Report)
+	}
+	if j := h.getJob(h.admin, other); j.State.Current != ingest.StateDone || j.Report.Overview.OK != 1 {
+		t.Fatalf("archive of S2: %+v", j.Report)
+	}
+	if left := rowsOfSite(t, h, "S1"); len(left) != 0 {
+		t.Fatalf("rows of S1 after the erasure: %v", left)
+	}
+	var s2 uint64
+	if err := h.db.Conn.QueryRow(ctx, "SELECT count() FROM elec_indexes WHERE site_id = 'S2'").Scan(&s2); err != nil || s2 != 2 {
+		t.Fatalf("S2's electricity indexes: %d %v, want 2 (one of each archive)", s2, err)
 	}
 }

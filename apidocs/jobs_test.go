@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"energy/ingest"
+	"energy/query/cache"
+	"energy/query/consumption"
 	"energy/query/targets"
 	"energy/schema/chtest"
 	"energy/schema/erasure"
@@ -33,6 +35,7 @@ type jobsHarness struct {
 	jobs     *ingest.Service
 	erasures *erasure.Service
 	spool    string
+	answers  *consumption.Cached // the consumption answers' cache (nil when the test gave another service)
 }
 
 // newJobsHarness starts the workers when start is set (otherwise jobs stay SUBMITTED).
@@ -65,8 +68,14 @@ func newJobsHarnessAPI(t *testing.T, publicURL string, start bool, edit func(*in
 		defer cancel()
 		jobs.Stop(ctx)
 	})
+	answers, _ := api.Consumptions.(*consumption.Cached)
+	if api.Consumptions == nil { // what NewMain makes by default, kept to look into its cache
+		answers = consumption.NewCached(consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient), reg.Versions, cache.DefaultEntries, cache.DefaultBytes)
+		api.Consumptions = answers
+	}
 	api.Registry, api.Ready, api.PublicURL, api.Jobs, api.Targets, api.Outbox = reg, db.Ping, publicURL, jobs, targets.NewStore(db), targets.NewOutbox(db)
 	api.Erasures = erasure.New(db, reg, nil)
+	api.Erasures.Archives = jobs
 	ectx, stopErasures := context.WithCancel(context.Background())
 	if err := api.Erasures.Start(ectx); err != nil {
 		t.Fatal(err)
@@ -85,7 +94,7 @@ func newJobsHarnessAPI(t *testing.T, publicURL string, start bool, edit func(*in
 			t.Fatal(err)
 		}
 	}
-	return &jobsHarness{harness: hs, jobs: jobs, erasures: api.Erasures, spool: spool}
+	return &jobsHarness{harness: hs, jobs: jobs, erasures: api.Erasures, spool: spool, answers: answers}
 }
 
 // tarGz builds a .tar.gz of name, body pairs.

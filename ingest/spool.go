@@ -159,6 +159,18 @@ func (s *spool) exists(id string) bool {
 // header cannot be read (left in place for an operator), and deletes leftover temporary
 // files (uploads interrupted before their 200, which were never accepted).
 func (s *spool) scan() (out []spoolMeta, bad []string, err error) {
+	return s.walk(true)
+}
+
+// committed returns the metadata of every committed spool file, leaving the rest alone (a
+// temporary file may be an upload under way).
+func (s *spool) committed() ([]spoolMeta, error) {
+	out, _, err := s.walk(false)
+	return out, err
+}
+
+// walk reads the headers of the committed files, and with removeTemps deletes temporary ones.
+func (s *spool) walk(removeTemps bool) (out []spoolMeta, bad []string, err error) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, nil, err
@@ -167,7 +179,9 @@ func (s *spool) scan() (out []spoolMeta, bad []string, err error) {
 		name := e.Name()
 		switch {
 		case strings.HasPrefix(name, ".upload-") && strings.HasSuffix(name, ".tmp"):
-			os.Remove(filepath.Join(s.dir, name))
+			if removeTemps {
+				os.Remove(filepath.Join(s.dir, name))
+			}
 		case strings.HasSuffix(name, ".job") && e.Type().IsRegular():
 			meta, err := readSpoolHeader(filepath.Join(s.dir, name))
 			if err != nil || meta.ID+".job" != name || meta.TenantID == "" {

@@ -61,6 +61,7 @@ func wire(ctx context.Context, cfg config, db *schema.DB, live func(context.Cont
 	// Erasures a stop or a crash interrupted resume now; they stop with ctx (and resume at the
 	// next start).
 	erasures := erasure.New(db, reg, log)
+	erasures.Archives = jobs // an erasure waits until no accepted archive holds the site's readings
 	if err := erasures.Start(ctx); err != nil {
 		return nil, err
 	}
