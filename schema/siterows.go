@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,18 +63,20 @@ func (db *DB) CountSiteRows(ctx context.Context, t SiteTable, tenantID, siteID s
 	return n, err
 }
 
-// DeleteSiteRows removes the site's rows from t with a mutation (ALTER TABLE … DELETE, which
-// ClickHouse 18.16 has and later releases keep; ON CLUSTER for a sharded table) and waits
-// until the mutations of t on this server are done. A caller checks with CountSiteRows that
-// every shard's rows are gone.
+// DeleteSiteRows removes the site's rows from t and waits until the mutations of t on this
+// server are done. On a server that has lightweight deletes (LightweightDeletes, told by its
+// version()) it sends DELETE FROM, which hides the rows at once and drops them at the next
+// merges; on older ones (18.16) a mutation, ALTER TABLE … DELETE, which rewrites the parts
+// holding them. ON CLUSTER for a sharded table either way. A caller checks with CountSiteRows
+// that every shard's rows are gone.
 func (db *DB) DeleteSiteRows(ctx context.Context, t SiteTable, tenantID, siteID string) error {
-	onCluster := ""
-	if t.Sharded {
-		onCluster = " ON CLUSTER " + quoteIdent(db.Cluster)
+	var version string
+	if err := db.Conn.QueryRow(ctx, "SELECT version() FROM system.one").Scan(&version); err != nil {
+		return err
 	}
 	wctx := WithCallTimeout(ctx, db.Timeouts.orDefaults().Migrate)
 	// The table name comes from system.columns and is quoted; the values are bound.
-	if err := db.Conn.Exec(wctx, "ALTER TABLE "+quoteIdent(db.Name)+"."+quoteIdent(t.Name)+onCluster+" DELETE WHERE tenant_id = ? AND site_id = ?", tenantID, siteID); err != nil {
+	if err := db.Conn.Exec(wctx, SiteRowsDeletion(db.Name, db.Cluster, t, LightweightDeletes(version)), tenantID, siteID); err != nil {
 		return fmt.Errorf("delete the rows of site %s from %s: %w", siteID, t.Name, err)
 	}
 	for {
@@ -90,4 +93,33 @@ func (db *DB) DeleteSiteRows(ctx context.Context, t SiteTable, tenantID, siteID 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// SiteRowsDeletion is the statement that removes a tenant's site's rows (two bound values:
+// tenant, site) from t in database: a lightweight DELETE FROM, or a mutation.
+func SiteRowsDeletion(database, cluster string, t SiteTable, lightweight bool) string {
+	onCluster := ""
+	if t.Sharded {
+		onCluster = " ON CLUSTER " + quoteIdent(cluster)
+	}
+	table := quoteIdent(database) + "." + quoteIdent(t.Name)
+	if lightweight {
+		return "DELETE FROM " + table + onCluster + " WHERE tenant_id = ? AND site_id = ?"
+	}
+	return "ALTER TABLE " + table + onCluster + " DELETE WHERE tenant_id = ? AND site_id = ?"
+}
+
+// LightweightDeletes tells whether a server of that version() has DELETE FROM without an
+// experimental setting: ClickHouse 23.3 and later.
+func LightweightDeletes(version string) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > 23 || (major == 23 && minor >= 3)
 }
