@@ -60,6 +60,7 @@ func (e ConsumptionStatus) Valid() bool {
 // Defines values for ErasureBodyState.
 const (
 	ErasureBodyStateDONE       ErasureBodyState = "DONE"
+	ErasureBodyStateERROR      ErasureBodyState = "ERROR"
 	ErasureBodyStateINPROGRESS ErasureBodyState = "IN_PROGRESS"
 	ErasureBodyStateSUBMITTED  ErasureBodyState = "SUBMITTED"
 )
@@ -68,6 +69,8 @@ const (
 func (e ErasureBodyState) Valid() bool {
 	switch e {
 	case ErasureBodyStateDONE:
+		return true
+	case ErasureBodyStateERROR:
 		return true
 	case ErasureBodyStateINPROGRESS:
 		return true
@@ -824,7 +827,7 @@ type EraseOutputBody struct {
 type ErasureBody struct {
 	UnderscoreLinks SelfLinks `json:"_links"`
 
-	// Error The last failure of a step being retried
+	// Error The last failure of a step being retried, or that ended the erasure in ERROR
 	Error *string `json:"error,omitempty"`
 
 	// Id Erasure id (UUID)
@@ -847,7 +850,7 @@ type ErasureBody struct {
 	// Examples: SITE-1
 	SiteId string `json:"siteId"`
 
-	// State SUBMITTED, IN_PROGRESS (also while a failed step is retried, error says why), DONE
+	// State SUBMITTED, IN_PROGRESS (also while a failed step is retried, error says why), DONE, or ERROR once a step failed 5 times in a row (error says why; a new DELETE of the site retries it)
 	State ErasureBodyState `json:"state"`
 
 	// StateTs Timestamp-Z of the last change of state or report
@@ -856,7 +859,7 @@ type ErasureBody struct {
 	StateTs string `json:"stateTs"`
 }
 
-// ErasureBodyState SUBMITTED, IN_PROGRESS (also while a failed step is retried, error says why), DONE
+// ErasureBodyState SUBMITTED, IN_PROGRESS (also while a failed step is retried, error says why), DONE, or ERROR once a step failed 5 times in a row (error says why; a new DELETE of the site retries it)
 type ErasureBodyState string
 
 // ErrorInfo defines model for ErrorInfo.
@@ -2469,7 +2472,7 @@ type ClientInterface interface {
 
 	// EraseSite Erase a site and all its data
 	//
-	// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+	// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final and no accepted archive holding readings of the site waits any more (such an archive is processed as usual: other sites' readings in it land, the erased site's operations are refused, and its file is deleted), every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again (or on another energyd once its lease expired). A step that fails 5 times in a row ends the erasure in ERROR; a new DELETE of the site then retries that erasure (202 with its link). The audit trail keeps that the site was erased.
 	//
 	// Corresponds with DELETE /v2/sites/{siteId} (the `EraseSite` operationId).
 	EraseSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3146,7 +3149,7 @@ func (c *Client) GetSiteGasConsumptions(ctx context.Context, siteId string, para
 
 // EraseSite Erase a site and all its data
 //
-// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final and no accepted archive holding readings of the site waits any more (such an archive is processed as usual: other sites' readings in it land, the erased site's operations are refused, and its file is deleted), every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again (or on another energyd once its lease expired). A step that fails 5 times in a row ends the erasure in ERROR; a new DELETE of the site then retries that erasure (202 with its link). The audit trail keeps that the site was erased.
 //
 // Corresponds with DELETE /v2/sites/{siteId} (the `EraseSite` operationId).
 func (c *Client) EraseSite(ctx context.Context, siteId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5616,7 +5619,7 @@ type ClientWithResponsesInterface interface {
 
 	// EraseSiteWithResponse Erase a site and all its data
 	//
-	// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+	// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final and no accepted archive holding readings of the site waits any more (such an archive is processed as usual: other sites' readings in it land, the erased site's operations are refused, and its file is deleted), every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again (or on another energyd once its lease expired). A step that fails 5 times in a row ends the erasure in ERROR; a new DELETE of the site then retries that erasure (202 with its link). The audit trail keeps that the site was erased.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10151,7 +10154,7 @@ func (c *ClientWithResponses) GetSiteGasConsumptionsWithResponse(ctx context.Con
 
 // EraseSiteWithResponse Erase a site and all its data
 //
-// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final, every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again. The audit trail keeps that the site was erased.
+// Starts the erasure of the site (GDPR article 17) and answers 202 with the link of the erasure. The site is removed first: from then on every endpoint answers 404 SITE_NOT_FOUND for it and archives naming it are refused like an unknown site's (UNKNOWN_SITE). Once the tenant's archive jobs submitted before the request are final and no accepted archive holding readings of the site waits any more (such an archive is processed as usual: other sites' readings in it land, the erased site's operations are refused, and its file is deleted), every row of the site is removed from every table (readings of both fluids, max powers, load curves and their by-site copies, points of delivery, contact, heating schedule, targets, notifications, data versions), cached answers are dropped on every energyd, and the erasure is DONE with the rows removed per table. An erasure interrupted by a stop or a crash resumes when energyd starts again (or on another energyd once its lease expired). A step that fails 5 times in a row ends the erasure in ERROR; a new DELETE of the site then retries that erasure (202 with its link). The audit trail keeps that the site was erased.
 //
 // Returns a wrapper object for the known response body format(s).
 //
