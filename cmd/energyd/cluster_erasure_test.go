@@ -17,9 +17,10 @@ import (
 )
 
 // On a cluster (2 shards × 2 replicas) with two energyd replicas that both cached answers of
-// S1: the erasure asked through A is DONE, seen through B; every ClickHouse node holds 0 rows
-// of S1 in every table with a site_id column; both replicas answer 404 SITE_NOT_FOUND where
-// they had cached answers; S2 keeps its readings.
+// S1 and S2: the erasure asked through A is DONE, seen through B; every ClickHouse node holds 0
+// rows of S1 in every table with a site_id column; neither replica holds a cached answer of S1
+// any more (its consumption cache holds S2's only); both answer 404 SITE_NOT_FOUND where they
+// had cached answers; S2 keeps its readings.
 func TestErasureOnTwoReplicas(t *testing.T) {
 	c := chtest.NeedCluster(t)
 	u, err := url.Parse(chtest.DSN(t))
@@ -57,15 +58,20 @@ func TestErasureOnTwoReplicas(t *testing.T) {
 	}
 	path := "/v2/sites/S1/fluids/elec/consumptions?startTs=2024-01-01T00:00:00&endTs=2024-01-04T00:00:00&stepUnit=DAYS"
 	for _, r := range []replicaClient{ra, rb} {
-		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
-			if got, cache := r.dailyWh(path); fmt.Sprint(got) != "[1500 2200 -1]" {
-				t.Fatalf("through %s: %v", r.d.addr, got)
-			} else if cache == "HIT" {
-				break
+		for _, p := range []string{path, strings.Replace(path, "S1", "S2", 1)} {
+			for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+				if got, cache := r.dailyWh(p); fmt.Sprint(got) != "[1500 2200 -1]" {
+					t.Fatalf("through %s: %v", r.d.addr, got)
+				} else if cache == "HIT" {
+					break
+				}
+				if time.Since(start) > 5*time.Second {
+					t.Fatalf("through %s: no cached answer after 5 s", r.d.addr)
+				}
 			}
-			if time.Since(start) > 5*time.Second {
-				t.Fatalf("through %s: no cached answer after 5 s", r.d.addr)
-			}
+		}
+		if n := metric(t, r, "energy_consumption_cache_entries"); n != "2" {
+			t.Fatalf("through %s: %s cached consumption answers, want 2 (S1 and S2)", r.d.addr, n)
 		}
 	}
 	if n := siteRowsOnEveryNode(t, c, name, "S1"); n == 0 {
@@ -98,6 +104,20 @@ func TestErasureOnTwoReplicas(t *testing.T) {
 	}
 	if n := siteRowsOnEveryNode(t, c, name, "S2"); n == 0 {
 		t.Fatal("the rows of S2 were erased with S1's")
+	}
+	// No cached answer of S1 is held on either replica: A dropped it while erasing, B once it
+	// read the erasure DONE (every second). S2's answer stays in memory (superseded: the tenant's
+	// version moved).
+	for _, r := range []replicaClient{ra, rb} {
+		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+			n := metric(t, r, "energy_consumption_cache_entries")
+			if n == "1" {
+				break
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Fatalf("through %s 3 s after the erasure: %s cached consumption answers, want 1 (S2's only)", r.d.addr, n)
+			}
+		}
 	}
 	for _, r := range []replicaClient{ra, rb} {
 		// B drops its cached answer once it has seen the tenant's new data version (its watch

@@ -160,11 +160,12 @@ func (s *Service) Retry(ctx context.Context, tenantID, siteID string) (e Erasure
 	if e.State != StateError {
 		return Erasure{}, false, nil
 	}
-	e.State, e.StateTS = StateSubmitted, time.Now().UTC()
-	if err := s.put(ctx, e); err != nil {
+	// The lease before the state: no other energyd takes over what it then sees unfinished.
+	if err := s.leases.Hold(ctx, []lease.Key{{TenantID: e.TenantID, ID: e.ID}}); err != nil {
 		return e, false, err
 	}
-	if err := s.leases.Hold(ctx, []lease.Key{{TenantID: e.TenantID, ID: e.ID}}); err != nil {
+	e.State, e.StateTS = StateSubmitted, time.Now().UTC()
+	if err := s.put(ctx, e); err != nil {
 		return e, false, err
 	}
 	s.log.Info("erasure retried", "erasureId", e.ID, "tenant", e.TenantID, "site", e.SiteID, "lastError", e.Error)
