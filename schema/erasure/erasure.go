@@ -60,7 +60,7 @@ type Erasure struct {
 	// RowsRemoved counts the site's rows removed, by table (the table readers name: on a
 	// cluster, the Distributed table over the shards).
 	RowsRemoved map[string]uint64
-	Error       string // the last failure of a step being retried
+	Error       string // the last failure of a step being retried, or the one that ended it in ERROR
 }
 
 // ArchiveScanner finds the accepted archives, not yet processed, that may hold readings of a
@@ -136,13 +136,14 @@ func (s *Service) Request(ctx context.Context, tokenID string, site registry.Sit
 	now := time.Now().UTC().Truncate(time.Second)
 	e := Erasure{ID: uuid.NewString(), TenantID: site.TenantID, SiteID: site.SiteID, TokenID: tokenID, State: StateSubmitted,
 		RequestedTS: now, StateTS: now, RowsRemoved: map[string]uint64{}}
+	// The lease first: the erasure is this energyd's as soon as it exists.
+	if err := s.leases.Hold(ctx, []lease.Key{{TenantID: e.TenantID, ID: e.ID}}); err != nil {
+		return e, err
+	}
 	if err := s.put(ctx, e); err != nil {
 		return e, err
 	}
 	if err := audit.Record(ctx, s.db, site.TenantID, audit.SiteErase, "sites/"+site.SiteID, site, nil); err != nil {
-		return e, err
-	}
-	if err := s.leases.Hold(ctx, []lease.Key{{TenantID: e.TenantID, ID: e.ID}}); err != nil {
 		return e, err
 	}
 	s.spawn(e)
