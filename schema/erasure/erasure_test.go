@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -219,18 +220,26 @@ func TestErasureInErrorIsRetried(t *testing.T) {
 	}
 }
 
-// Two energyd (services) on one store: the erasure requested through A runs on A only, B
-// never empties a table of it although it watches for erasures to take over, and it is DONE.
+// Two energyd (services, each with its registry) on one store: the erasure requested through
+// A runs on A only, B never empties a table of it although it watches for erasures to take
+// over, and it is DONE; B's watch then tells B's registry that the site was erased (its caches
+// drop the site's answers), once.
 func TestErasureRunsOnOneServiceOnly(t *testing.T) {
 	db := chtest.DB(t)
-	reg := registry.New(db)
+	reg, regB := registry.New(db), registry.New(db)
+	var erasedOnB sync.Map
+	var erasedCalls atomic.Int32
+	regB.Versions.OnErased(func(tenantID, siteID string) {
+		erasedCalls.Add(1)
+		erasedOnB.Store(tenantID+"/"+siteID, true)
+	})
 	ctx := context.Background()
 	if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: "GONE"}); err != nil {
 		t.Fatal(err)
 	}
 	insertReadings(t, db, "GONE")
 	var byA, byB atomic.Int32
-	a, b := New(db, reg, nil), New(db, reg, nil)
+	a, b := New(db, reg, nil), New(db, regB, nil)
 	for _, x := range []struct {
 		s *Service
 		n *atomic.Int32
@@ -257,6 +266,18 @@ func TestErasureRunsOnOneServiceOnly(t *testing.T) {
 	waitState(t, a, e.ID, StateDone)
 	if byA.Load() < 8 || byB.Load() != 0 {
 		t.Fatalf("tables emptied by A %d, by B %d: want all by A", byA.Load(), byB.Load())
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if _, ok := erasedOnB.Load("acme/GONE"); ok {
+			break
+		}
+		if time.Since(start) > 3*time.Second {
+			t.Fatal("B's registry not told of the erasure 3 s after it was DONE")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // a few more watches: the erasure is told once
+	if n := erasedCalls.Load(); n != 1 {
+		t.Fatalf("B told %d times of the erasure, want once", n)
 	}
 }
 
