@@ -49,7 +49,7 @@ type config struct {
 	// Archive intake and its jobs.
 	PGPKeyFiles   []string      `name:"pgp-key-files" placeholder:"FILE" env:"ENERGY_PGP_KEY_FILES" group:"intake" help:"comma-separated OpenPGP private key files for encrypted archives"`
 	JobDeadline   time.Duration `name:"job-deadline" env:"ENERGY_JOB_DEADLINE" default:"10m" min:"1ms" group:"intake" help:"a job not finished this long after submission ends in TIMEOUT"`
-	JobLease      time.Duration `name:"job-lease" env:"ENERGY_JOB_LEASE" default:"30s" min:"1s" max:"1m" group:"intake" help:"with --clickhouse-cluster: a job whose energyd stops renewing its lease this long is taken over by another energyd"`
+	JobLease      time.Duration `name:"job-lease" env:"ENERGY_JOB_LEASE" default:"30s" min:"1s" max:"1m" group:"intake" help:"with --clickhouse-cluster: a job whose energyd stops renewing its lease this long is taken over by another energyd; an erasure of a site too (on one node as well)"`
 	Workers       int           `name:"workers" env:"ENERGY_WORKERS" default:"2" min:"1" max:"64" group:"intake" help:"archive processing workers"`
 	DecodeSlots   int           `name:"decode-slots" env:"ENERGY_DECODE_SLOTS" default:"0" min:"0" max:"64" group:"intake" help:"archives decompressed and files decoded at once across the workers; 0: one fewer than the processors (at least 1), so that one stays free for requests"`
 	UploadMinRate int64         `name:"upload-min-rate" env:"ENERGY_UPLOAD_MIN_RATE" default:"16384" min:"1" group:"intake" help:"bytes/s an archive upload must average once --upload-grace has passed, else it is cut off with a 400"`

@@ -62,6 +62,7 @@ func wire(ctx context.Context, cfg config, db *schema.DB, live func(context.Cont
 	// next start).
 	erasures := erasure.New(db, reg, log)
 	erasures.Archives = jobs // an erasure waits until no accepted archive holds the site's readings
+	erasures.Lease = cfg.JobLease
 	if err := erasures.Start(ctx); err != nil {
 		return nil, err
 	}
