@@ -76,6 +76,7 @@ type Engine struct {
 	now           func() time.Time
 	fluids        map[string]*fluid // the fluids by name, where their readings are read (tests read other tables)
 	dailyTable    bool              // Compute may answer from the daily energy table (fromDailyTable)
+	misses        tableMisses       // sites the daily table cannot answer, until their data changes
 }
 
 // NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
@@ -124,13 +125,19 @@ func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (
 		return nil, err
 	}
 	if c.dailyTable && p.answersFromDailyTable() {
-		res, ok, err := c.fromDailyTable(ctx, site, p)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			answersByPath.WithLabelValues(PathDailyTable).Inc()
-			return res, nil
+		versions := versionsOf(c.reg.Versions, site)
+		if !c.misses.holds(site, versions, c.now()) {
+			res, answer, err := c.fromDailyTable(ctx, site, p)
+			if err != nil {
+				return nil, err
+			}
+			if answer == tableAnswers {
+				answersByPath.WithLabelValues(PathDailyTable).Inc()
+				return res, nil
+			}
+			if answer == tableNeverAnswersSite {
+				c.misses.remember(site, versions, c.now())
+			}
 		}
 	}
 	answersByPath.WithLabelValues(PathReadings).Inc()

@@ -62,8 +62,18 @@ func isLocalMidnight(t time.Time, loc *time.Location) bool {
 	return t.Equal(WallClock(y, m, d, 0, 0, 0, 0, loc))
 }
 
+// tableAnswer tells whether the daily table answered a request, and if not whether that holds
+// for the site whatever the period (tableMisses).
+type tableAnswer int
+
+const (
+	tableAnswers tableAnswer = iota
+	tableCannotAnswer
+	tableNeverAnswersSite
+)
+
 // fromDailyTable answers the plan from the daily energy table when its rows are the exact
-// answer; ok false (and no error) sends the request to the readings.
+// answer; any other answer than tableAnswers (and no error) sends the request to the readings.
 //
 // A step of whole days made of the days' own answers is the step's answer only when no reading
 // interval crosses a midnight inside it (a multi-day step does not interpolate there, a day's
@@ -75,14 +85,14 @@ func isLocalMidnight(t time.Time, loc *time.Location) bool {
 // readings. The step's sums are then formed in the readings path's order (dial by dial, day by
 // day within a dial, as its series are walked), each day priced at that day's prices through
 // the same pricing, so that the answer is the same to the last bit.
-func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan) (*ConsumptionResult, bool, error) {
+func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan) (*ConsumptionResult, tableAnswer, error) {
 	last := p.windowEnd
 	if p.fetchEnd.After(last) {
 		last = p.fetchEnd
 	}
 	days, ok := localDays(p.start, last, p.loc)
 	if !ok {
-		return nil, false, nil
+		return nil, tableCannotAnswer, nil
 	}
 	var tariff *registry.Tariff
 	var rows []dayRow
@@ -93,16 +103,22 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 		return err
 	})
 	if err := g.Wait(); err != nil {
-		return nil, false, err
+		return nil, tableCannotAnswer, err
+	}
+	if len(rows) == 0 {
+		return nil, tableNeverAnswersSite, nil
 	}
 	if len(rows) != len(days)-1 {
-		return nil, false, nil
+		return nil, tableCannotAnswer, nil
 	}
 	zone := p.loc.String()
 	for i := range rows {
 		r := &rows[i]
+		if r.aggregated != 0 { // several reading intervals a day: so are the site's other days
+			return nil, tableNeverAnswersSite, nil
+		}
 		if r.date != days[i].Format(time.DateOnly) || !r.exact(zone) {
-			return nil, false, nil
+			return nil, tableCannotAnswer, nil
 		}
 		r.start, r.end = days[i], days[i+1]
 	}
@@ -122,7 +138,7 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 			n++
 		}
 		if n == at || !rows[n-1].end.Equal(st.End) {
-			return nil, false, nil // steps are made of whole days by construction: never trust otherwise
+			return nil, tableCannotAnswer, nil // steps are made of whole days by construction: never trust otherwise
 		}
 		res.Consumptions[k] = b.item(st, daySums(b, rows[at:n], heading, st.End.Sub(st.Start)), true)
 		at = n
@@ -133,7 +149,7 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 		global := b.item(whole, daySums(b, rows, heading, p.end.Sub(p.start)), true)
 		res.GlobalConsumption = &global
 	}
-	return res, true, nil
+	return res, tableAnswers, nil
 }
 
 // exact tells whether the row is one real reading interval from midnight to midnight (see
@@ -230,7 +246,8 @@ func localDays(start, end time.Time, loc *time.Location) ([]time.Time, bool) {
 }
 
 // readDayRows reads the latest row of each local day in [from, to) (yyyy-MM-dd) of the site's
-// fluid from the daily energy table, in one query, by day.
+// fluid from the daily energy table's per-site copy (daily_energy_by_site, one part to open
+// rather than a part per month), in one query, by day.
 func readDayRows(ctx context.Context, db *schema.DB, site registry.Site, fluid, from, to string) ([]dayRow, error) {
 	return schema.ScanAll(ctx, db, func(r schema.RowScanner) (dayRow, error) {
 		var d dayRow
@@ -238,7 +255,7 @@ func readDayRows(ctx context.Context, db *schema.DB, site registry.Site, fluid, 
 			&d.flags, &d.indexNatures, &d.aggregated)
 		return d, err
 	}, "SELECT toString(day), time_zone, energy_wh, dial_names, dial_wh, quality, status, nature, error_flags, index_natures, aggregated"+
-		" FROM "+tables.DailyEnergy+" FINAL"+
+		" FROM "+tables.DailyEnergyBySite+" FINAL"+
 		" WHERE tenant_id = ? AND site_id = ? AND fluid = ? AND day >= toDate(?) AND day < toDate(?) ORDER BY day",
 		site.TenantID, site.SiteID, fluid, from, to)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"energy/query/consumption"
+	"energy/schema"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
@@ -154,5 +155,76 @@ func TestDailyPathHandComputed(t *testing.T) {
 	}
 	if answersBy(t, consumption.PathReadings) != before+1 {
 		t.Error("rows of another zone answered")
+	}
+}
+
+// TestDailyPathRemembersSitesItCannotAnswer: a site read at 06:00 UTC every day has days of
+// two reading intervals each, which the table never answers: its first request reads the
+// table and the readings, the next ones the readings only, until its data changes. A period
+// past a midnight site's data is that period's matter: the table is read every time.
+func TestDailyPathRemembersSitesItCannotAnswer(t *testing.T) {
+	ctx := context.Background()
+	db := chtest.DB(t)
+	reg := registry.New(db)
+	b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO elec_indexes (tenant_id, site_id, pod_id, ts, index_before_change, nature, generation_ts, dial, value, job_id)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paris, _ := time.LoadLocation("Europe/Paris")
+	for _, s := range []struct {
+		id    string
+		first time.Time
+	}{{"MORNING", time.Date(2024, 5, 1, 6, 0, 0, 0, time.UTC)}, {"MIDNIGHT", time.Date(2024, 5, 1, 0, 0, 0, 0, paris)}} {
+		if err := reg.PutSite(ctx, registry.Site{TenantID: "acme", SiteID: s.id, Timezone: "Europe/Paris"}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 11 {
+			ts := s.first.AddDate(0, 0, i)
+			if err := b.Append("acme", s.id, "P-"+s.id, ts, uint8(0), "MKT_SMART_DISTRIBUTOR", ts, "1", int64(1000*i), "j"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := b.Send(); err != nil {
+		t.Fatal(err)
+	}
+	engine := consumption.NewEngine(db, reg, 0.06)
+	table := New(db, reg, engine)
+	spans, err := table.Spans(ctx, "acme", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.Rebuild(ctx, spans, nil); err != nil {
+		t.Fatal(err)
+	}
+	queries := func(siteID string, from, to time.Time) int64 {
+		t.Helper()
+		site, err := reg.Site(ctx, "acme", siteID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cctx, count := schema.CountQueries(ctx)
+		res, err := engine.Compute(cctx, site, consumption.Request{Start: from, End: to, StepUnit: consumption.UnitDays, StepValue: 1})
+		if err != nil || len(res.Consumptions) == 0 {
+			t.Fatalf("%s: %v", siteID, err)
+		}
+		return count()
+	}
+	day := func(d int) time.Time { return time.Date(2024, 5, d, 0, 0, 0, 0, paris) }
+	first := queries("MORNING", day(2), day(6))
+	if again := queries("MORNING", day(3), day(8)); again != first-1 {
+		t.Errorf("MORNING: %d queries, then %d; want one less (no table read)", first, again)
+	}
+	reg.Versions.Bump("acme", "MORNING")
+	if changed := queries("MORNING", day(2), day(6)); changed != first {
+		t.Errorf("MORNING after a data change: %d queries, want %d (the table read again)", changed, first)
+	}
+	past := queries("MIDNIGHT", day(5), day(20))
+	if again := queries("MIDNIGHT", day(5), day(20)); again != past {
+		t.Errorf("MIDNIGHT past its data: %d queries, then %d; want the table read each time", past, again)
+	}
+	before := answersBy(t, consumption.PathDailyTable)
+	if queries("MIDNIGHT", day(2), day(8)) != 1 || answersBy(t, consumption.PathDailyTable) != before+1 {
+		t.Error("MIDNIGHT within its data: not one query of the daily table")
 	}
 }
