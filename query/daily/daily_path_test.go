@@ -3,6 +3,9 @@ package daily
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,8 +41,9 @@ func answersBy(t *testing.T, path string) float64 {
 // TestDailyPathAnswersLikeTheReadings computes requests on the golden answers' data set (a
 // year of daily indexes at local midnight on two dials, the HPHC tariff whose prices change on
 // August 1st, Paris with its DST days) both from the daily table and from the readings, and
-// compares the JSON answers byte for byte; it checks which path answered each, so that the
-// comparison is not between two readings answers.
+// compares the JSON answers byte for byte, and with query/consumption's golden answers where
+// they have one; it checks which path answered each, so that the comparison is not between two
+// readings answers.
 func TestDailyPathAnswersLikeTheReadings(t *testing.T) {
 	ctx := context.Background()
 	db := chtest.DB(t)
@@ -121,6 +125,7 @@ func TestDailyPathAnswersLikeTheReadings(t *testing.T) {
 		{"HOURS", with(consumption.UnitHours, func(r *consumption.Request) { r.End = at(2024, 1, 3) }), readings},
 		{"one step", with("", nil), readings},
 	}
+	goldens := 0
 	for _, c := range cases {
 		before := answersBy(t, c.path)
 		got, err := fast.Compute(ctx, site, c.req)
@@ -145,7 +150,23 @@ func TestDailyPathAnswersLikeTheReadings(t *testing.T) {
 		if !bytes.Equal(gotJSON, wantJSON) {
 			t.Errorf("%s: the answers differ:\ntable    %s\nreadings %s", c.name, clip(gotJSON), clip(wantJSON))
 		}
+		// The golden answers of query/consumption, one item a line: without their newlines, the
+		// bytes the table answered.
+		if golden, err := os.ReadFile(filepath.Join("..", "consumption", "testdata", "answers", goldenFile(c.name))); err == nil {
+			if !bytes.Equal(bytes.ReplaceAll(golden, []byte("\n"), nil), bytes.ReplaceAll(gotJSON, []byte("\n"), nil)) {
+				t.Errorf("%s: the table's answer is not the golden answer %s", c.name, goldenFile(c.name))
+			}
+			goldens++
+		}
 	}
+	if goldens != 3 {
+		t.Errorf("%d golden answers compared, want the 3 DAYS and MONTHS ones", goldens)
+	}
+}
+
+// goldenFile is the name query/consumption's golden test gives the answer of a case.
+func goldenFile(name string) string {
+	return strings.ToLower(strings.NewReplacer(" ", "-", ",", "").Replace(name)) + ".json"
 }
 
 // clip keeps the start of an answer for a failure message.
