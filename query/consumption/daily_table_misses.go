@@ -11,7 +11,8 @@ import (
 // changes, so that their requests read the readings in one query rather than two. Only what
 // holds for the site whatever the period is remembered: the table held none of its days
 // (never written, or written before an upgrade and not rebuilt), or a day made of several
-// reading intervals (readings not at midnight, or several a day). A gap, an estimated day or
+// reading intervals (readings not at midnight, or several a day; a meter change inside a day
+// counts too, until the site's data changes). A gap, an estimated day or
 // a period past the data concern that period only: they are not remembered. A memory is
 // forgotten after tableMissAge too: `energyctl daily rebuild`, run by another process, writes
 // rows without changing the data versions.
