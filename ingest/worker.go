@@ -190,6 +190,12 @@ func (s *Service) process(e *entry) {
 			s.fail(e, "write what the job's readings change", err)
 			return
 		}
+		// Answers computed since the first bump may have read the daily table's rows of
+		// before this job (the consumption engine answers whole days from it): they are
+		// computed again now that its rows are written.
+		for _, site := range sitesOf(fileRows) {
+			s.cfg.Registry.Versions.Bump(job.TenantID, site)
+		}
 	}
 	if s.cfg.AfterStore != nil {
 		if err := s.cfg.AfterStore(ictx, stored); err != nil {

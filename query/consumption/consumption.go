@@ -75,6 +75,8 @@ type Engine struct {
 	gasCarbon     float64 // kgCO2e/kWh of gas when the gas tariff names none
 	now           func() time.Time
 	fluids        map[string]*fluid // the fluids by name, where their readings are read (tests read other tables)
+	dailyTable    bool              // Compute may answer from the daily energy table (fromDailyTable)
+	misses        tableMisses       // sites the daily table cannot answer, until their data changes
 }
 
 // NewEngine returns the engine; defaultCarbon is the electricity coefficient (kgCO2e/kWh) of
@@ -82,7 +84,14 @@ type Engine struct {
 // default). Gas gets DefaultGasCarbonCoefficient until WithGasCarbon says otherwise.
 func NewEngine(db *schema.DB, reg *registry.Store, defaultCarbon float64) *Engine {
 	return &Engine{db: db, reg: reg, defaultCarbon: defaultCarbon, gasCarbon: DefaultGasCarbonCoefficient,
-		now: time.Now, fluids: fluids}
+		now: time.Now, fluids: fluids, dailyTable: true}
+}
+
+// WithoutDailyTable makes Compute answer every request from the readings, and returns the
+// engine: what the daily table's rows are checked against.
+func (c *Engine) WithoutDailyTable() *Engine {
+	c.dailyTable = false
+	return c
 }
 
 // WithGasCarbon sets the gas coefficient (kgCO2e/kWh) of sites whose gas tariff has no
@@ -108,11 +117,30 @@ type evaluation struct {
 }
 
 // Compute returns the consumption of the site's fluid over req.
+// Whole local days with the table's own rules are answered from the daily energy table when
+// its rows are the exact answer (fromDailyTable), from the readings otherwise.
 func (c *Engine) Compute(ctx context.Context, site registry.Site, req Request) (*ConsumptionResult, error) {
 	p, err := c.plan(site, req)
 	if err != nil {
 		return nil, err
 	}
+	if c.dailyTable && p.answersFromDailyTable() {
+		versions := versionsOf(c.reg.Versions, site)
+		if !c.misses.holds(site, versions, c.now()) {
+			res, answer, err := c.fromDailyTable(ctx, site, p)
+			if err != nil {
+				return nil, err
+			}
+			if answer == tableAnswers {
+				answersByPath.WithLabelValues(PathDailyTable).Inc()
+				return res, nil
+			}
+			if answer == tableNeverAnswersSite {
+				c.misses.remember(site, versions, c.now())
+			}
+		}
+	}
+	answersByPath.WithLabelValues(PathReadings).Inc()
 	d, err := c.fetch(ctx, site, p, p.start, p.fetchEnd)
 	if err != nil {
 		return nil, err
@@ -248,16 +276,11 @@ func (c *Engine) plan(site registry.Site, req Request) (*plan, error) {
 func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, to time.Time) (*fetched, error) {
 	d := &fetched{}
 	g, gctx := errgroup.WithContext(ctx)
-	fetchTariff := func(ctx context.Context) error {
-		t, err := c.reg.Directory.Tariff(ctx, site.TenantID, p.tariffID)
-		if errors.Is(err, registry.ErrNotFound) {
-			return nil // a removed tariff: no cost
-		}
-		if err != nil {
+	fetchTariff := func(ctx context.Context) (err error) {
+		if d.tariff, err = c.tariff(ctx, site, p); err != nil || d.tariff == nil {
 			return err
 		}
-		d.tariff = &t
-		if t.DayColourCalendarID != "" && (p.loadCurveSteps || p.completion) { // colours split the load curve only
+		if t := d.tariff; t.DayColourCalendarID != "" && (p.loadCurveSteps || p.completion) { // colours split the load curve only
 			d.colours, err = c.colourDays(ctx, site, t.DayColourCalendarID, from, to, p.loc)
 		}
 		return err
@@ -293,6 +316,22 @@ func (c *Engine) fetch(ctx context.Context, site registry.Site, p *plan, from, t
 	return d, nil
 }
 
+// tariff reads the site's tariff of the plan's fluid; nil when it has none or it was removed
+// (no cost).
+func (c *Engine) tariff(ctx context.Context, site registry.Site, p *plan) (*registry.Tariff, error) {
+	if p.tariffID == "" {
+		return nil, nil
+	}
+	t, err := c.reg.Directory.Tariff(ctx, site.TenantID, p.tariffID)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
 // evaluate computes the plan's answer from the data read.
 func (p *plan) evaluate(d *fetched) *ConsumptionResult {
 	req, fl, loc, start, end, tariff := p.req, p.fl, p.loc, p.start, p.end, d.tariff
@@ -306,11 +345,8 @@ func (p *plan) evaluate(d *fetched) *ConsumptionResult {
 		canInterpolate: interpolationFor(p.strategy, start, end),
 		heading:        dialHeading(tariff),
 	}
-	b := &itemBuilder{loc: loc, tariff: tariff, ratios: req.WithRatioByTariffHeading, meterChanges: ev.series.meterChanges,
-		perWh: fl.perWh, energyDecimals: energyDecimals, unconverted: ev.series.unconverted}
-	if fl.perWh != 1 { // kWh: the same absolute precision as Wh to 0.001
-		b.energyDecimals = energyDecimals + 3
-	}
+	b := p.itemBuilder(tariff)
+	b.meterChanges, b.unconverted = ev.series.meterChanges, ev.series.unconverted
 	if fl.name == FluidGas {
 		ev.heading = func(string) string { return registry.GasHeading }
 	}
@@ -319,21 +355,9 @@ func (p *plan) evaluate(d *fetched) *ConsumptionResult {
 		ev.series.keepVolumeIn(unit)
 		b.volumeUnit = &unit
 	}
-	if tariff != nil && !req.WithoutCost {
-		b.pricing = newPricing(tariff, loc)
-	}
-	if req.WithCarbonFootprint {
-		coef := carbonCoefficient(tariff, p.coefficient)
-		b.carbon = &coef
-	}
 
 	steps := p.steps
-	res := &ConsumptionResult{
-		Period:       Period{start, end},
-		Step:         FormatStep(start, end, loc, req.StepUnit, req.StepValue),
-		Units:        Units{Cost: UnitCost, EnergyMeter: fl.energyUnit, CarbonFootprint: UnitCarbon},
-		Consumptions: make([]Consumption, len(steps)),
-	}
+	res := p.result()
 	whole := Step{start, end}
 	pieces := ev.pieces(steps)
 	for k, st := range steps {
@@ -346,6 +370,34 @@ func (p *plan) evaluate(d *fetched) *ConsumptionResult {
 		res.GlobalConsumption = &global
 	}
 	return res
+}
+
+// itemBuilder is the builder of the plan's items under the tariff read (nil: none): both
+// paths of an answer (evaluate, fromDailyTable) make their items with it.
+func (p *plan) itemBuilder(tariff *registry.Tariff) *itemBuilder {
+	req, fl := p.req, p.fl
+	b := &itemBuilder{loc: p.loc, tariff: tariff, ratios: req.WithRatioByTariffHeading, perWh: fl.perWh, energyDecimals: energyDecimals}
+	if fl.perWh != 1 { // kWh: the same absolute precision as Wh to 0.001
+		b.energyDecimals = energyDecimals + 3
+	}
+	if tariff != nil && !req.WithoutCost {
+		b.pricing = newPricing(tariff, p.loc)
+	}
+	if req.WithCarbonFootprint {
+		coef := carbonCoefficient(tariff, p.coefficient)
+		b.carbon = &coef
+	}
+	return b
+}
+
+// result is the plan's answer without its items yet.
+func (p *plan) result() *ConsumptionResult {
+	return &ConsumptionResult{
+		Period:       Period{p.start, p.end},
+		Step:         FormatStep(p.start, p.end, p.loc, p.req.StepUnit, p.req.StepValue),
+		Units:        Units{Cost: UnitCost, EnergyMeter: p.fl.energyUnit, CarbonFootprint: UnitCarbon},
+		Consumptions: make([]Consumption, len(p.steps)),
+	}
 }
 
 // pieces computes the energy pieces of each step (sorted, contiguous).

@@ -52,6 +52,7 @@ const (
 	// The consumption endpoint's answer for each local day of a site's fluid, written by the
 	// service (migration 0027), and the views that sum it by local month and year.
 	DailyEnergy            = "daily_energy"
+	DailyEnergyBySite      = "daily_energy_by_site" // the same rows without monthly partitions (migration 0036): the service's per-site reads
 	MonthlyEnergy          = "monthly_energy"
 	MonthlyEnergyByHeading = "monthly_energy_by_heading"
 	YearlyEnergy           = "yearly_energy"

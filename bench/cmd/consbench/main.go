@@ -196,6 +196,9 @@ func openDataSet(ctx context.Context, o options, r *report) (ds *dataSet, closeA
 			return nil, nil, err
 		}
 	}
+	if err := ensureDailyTable(ctx, db, reg); err != nil {
+		return nil, nil, err
+	}
 	if err := r.describeData(ctx, db); err != nil {
 		return nil, nil, err
 	}
@@ -308,6 +311,7 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
+	logAnswerPaths()
 	if o.comparisonOnly {
 		return writeResults(o.out, r.comparisonMarkdown())
 	}
@@ -329,7 +333,7 @@ func writeResults(path, md string) error {
 
 // clearData empties the readings and reference tables of the benchmark database.
 func clearData(ctx context.Context, db *schema.DB) error {
-	for _, t := range []string{tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs} {
+	for _, t := range []string{tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs, tables.DailyEnergy} {
 		var n uint64
 		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+t+" WHERE tenant_id = ?", bench.Tenant).Scan(&n); err != nil {
 			return err

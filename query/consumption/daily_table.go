@@ -1,0 +1,261 @@
+package consumption
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"energy/schema"
+	"energy/schema/metric"
+	"energy/schema/registry"
+	"energy/schema/tables"
+)
+
+// Which path answered a consumption request: the daily energy table, or the readings.
+const (
+	PathDailyTable = "daily_table"
+	PathReadings   = "readings"
+)
+
+var answersByPath = metric.CounterVec("energy_consumption_answers_total",
+	"Consumption answers computed (cache misses), by the data they were computed from: daily_table (the daily energy table) or readings.",
+	"path", PathDailyTable, PathReadings)
+
+// dayRow is what the daily energy table (schema/migrations/0027_daily_energy.sql) holds for one
+// local day of a site's electricity, as the daily path reads it.
+type dayRow struct {
+	date                 string // yyyy-MM-dd, local
+	zone                 string
+	energy               *float64
+	dials                []string
+	dialWh               []float64
+	quality              float64
+	status, nature       string
+	flags, indexNatures  []string
+	aggregated           uint8
+	start                time.Time // local midnights, from date in the site's zone
+	end                  time.Time
+	negative, meterStart bool
+	natures              natureSet
+}
+
+// answersFromDailyTable tells whether the plan's answer may come from the daily table: steps of
+// whole local days (DAYS, MONTHS, YEARS from a local midnight to a local midnight) of
+// electricity computed from the index readings with the rules the table's rows were computed
+// with (every index category, SURROUNDING_ESTIMATED, no load curve). The options that only
+// shape the items (cost, carbon, ratios, global item) apply to both paths alike.
+func (p *plan) answersFromDailyTable() bool {
+	switch p.req.StepUnit {
+	case UnitDays, UnitMonths, UnitYears:
+	default:
+		return false
+	}
+	return p.fl.name == FluidElec && len(p.req.IndexCategories) == 0 && p.strategy == StrategySurroundingEstimated &&
+		p.useIndexes && !p.loadCurveSteps && !p.completion && isLocalMidnight(p.start, p.loc) && isLocalMidnight(p.end, p.loc)
+}
+
+func isLocalMidnight(t time.Time, loc *time.Location) bool {
+	y, m, d := t.In(loc).Date()
+	return t.Equal(WallClock(y, m, d, 0, 0, 0, 0, loc))
+}
+
+// tableAnswer tells whether the daily table answered a request, and if not whether that holds
+// for the site whatever the period (tableMisses).
+type tableAnswer int
+
+const (
+	tableAnswers tableAnswer = iota
+	tableCannotAnswer
+	tableNeverAnswersSite
+)
+
+// fromDailyTable answers the plan from the daily energy table when its rows are the exact
+// answer; any other answer than tableAnswers (and no error) sends the request to the readings.
+//
+// A step of whole days made of the days' own answers is the step's answer only when no reading
+// interval crosses a midnight inside it (a multi-day step does not interpolate there, a day's
+// own answer does) and when the sums add up exactly. Every day of the window must therefore
+// have a row, in the site's current zone, that is COMPLETE, REAL, of quality 100 and not
+// aggregated: the day is then exactly one real reading interval of one point of delivery, from
+// midnight to midnight, whose energy by dial is a whole number of Wh. Anything else (a day
+// without row, a gap, an estimated or interpolated day, several readings a day) goes to the
+// readings. The step's sums are then formed in the readings path's order (dial by dial, day by
+// day within a dial, as its series are walked), each day priced at that day's prices through
+// the same pricing, so that the answer is the same to the last bit.
+func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan) (*ConsumptionResult, tableAnswer, error) {
+	last := p.windowEnd
+	if p.fetchEnd.After(last) {
+		last = p.fetchEnd
+	}
+	days, ok := localDays(p.start, last, p.loc)
+	if !ok {
+		return nil, tableCannotAnswer, nil
+	}
+	var tariff *registry.Tariff
+	var rows []dayRow
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { tariff, err = c.tariff(gctx, site, p); return err })
+	g.Go(func() (err error) {
+		rows, err = readDayRows(gctx, c.db, site, FluidElec, days[0].Format(time.DateOnly), last.In(p.loc).Format(time.DateOnly))
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, tableCannotAnswer, err
+	}
+	if len(rows) == 0 {
+		return nil, tableNeverAnswersSite, nil
+	}
+	if len(rows) != len(days)-1 {
+		return nil, tableCannotAnswer, nil
+	}
+	zone := p.loc.String()
+	for i := range rows {
+		r := &rows[i]
+		if r.aggregated != 0 { // several reading intervals a day: so are the site's other days
+			return nil, tableNeverAnswersSite, nil
+		}
+		if r.date != days[i].Format(time.DateOnly) || !r.exact(zone) {
+			return nil, tableCannotAnswer, nil
+		}
+		r.start, r.end = days[i], days[i+1]
+	}
+
+	b := p.itemBuilder(tariff)
+	heading := dialHeading(tariff)
+	for _, r := range rows {
+		if r.meterStart { // a meter change in the day: the day's start stands for it
+			b.meterChanges = append(b.meterChanges, r.start)
+		}
+	}
+	res := p.result()
+	at := 0 // the first row of the step
+	for k, st := range p.steps {
+		n := at
+		for n < len(rows) && rows[n].start.Before(st.End) {
+			n++
+		}
+		if n == at || !rows[n-1].end.Equal(st.End) {
+			return nil, tableCannotAnswer, nil // steps are made of whole days by construction: never trust otherwise
+		}
+		res.Consumptions[k] = b.item(st, daySums(b, rows[at:n], heading, st.End.Sub(st.Start)), true)
+		at = n
+	}
+	res.ComputationPeriod = computationPeriod(p.start, p.windowEnd, p.start, p.end, p.windowEnd, p.truncated, p.loc)
+	if p.req.WithGlobalConsumption {
+		whole := Step{p.start, p.end}
+		global := b.item(whole, daySums(b, rows, heading, p.end.Sub(p.start)), true)
+		res.GlobalConsumption = &global
+	}
+	return res, tableAnswers, nil
+}
+
+// exact tells whether the row is one real reading interval from midnight to midnight (see
+// fromDailyTable) in the given zone, with whole Wh by dial and flags the days can carry into a
+// step; it notes its flags and natures.
+func (r *dayRow) exact(zone string) bool {
+	if r.zone != zone || r.status != StatusComplete || r.nature != NatureReal || r.quality != 100 || r.aggregated != 0 ||
+		r.energy == nil || len(r.dials) == 0 || len(r.dials) != len(r.dialWh) {
+		return false
+	}
+	for _, wh := range r.dialWh {
+		if wh != math.Trunc(wh) || math.IsInf(wh, 0) {
+			return false
+		}
+	}
+	for _, f := range r.flags {
+		switch f {
+		case FlagNegativeConsumption:
+			r.negative = true
+		case FlagMeterChange:
+			r.meterStart = true
+		default:
+			return false
+		}
+	}
+	for _, n := range r.indexNatures {
+		i := natureIndex(n)
+		if i < 0 {
+			return false
+		}
+		r.natures |= 1 << i
+	}
+	return true
+}
+
+// natureIndex is the index of a nature in natureFamilies; -1 when none.
+func natureIndex(nature string) int {
+	for i, f := range natureFamilies {
+		if f.nature == nature {
+			return i
+		}
+	}
+	return -1
+}
+
+// daySums are the sums of a step made of the rows' days, in the order the readings path adds
+// its pieces: series (dials, in order) one after the other, each over its days in time order.
+// Each day of a dial is one reading interval inside one local day: one piece.
+func daySums(b *itemBuilder, rows []dayRow, heading func(dial string) string, duration time.Duration) stepSums {
+	s := stepSums{byHeading: b.byHeading[:0], costs: b.costs[:0], covered: duration, real: duration,
+		aggregated: len(rows) > 1} // one reading interval a day: distinct days are distinct intervals
+	var dials []string
+	for _, r := range rows {
+		s.natures |= r.natures
+		s.negative = s.negative || r.negative
+		for _, d := range r.dials {
+			if !slices.Contains(dials, d) {
+				dials = append(dials, d)
+			}
+		}
+	}
+	slices.Sort(dials) // the readings are sorted by point of delivery, dial, then time
+	for _, d := range dials {
+		h := heading(d)
+		for i := range rows {
+			r := &rows[i]
+			j := slices.Index(r.dials, d)
+			if j < 0 {
+				continue
+			}
+			s.byHeading = addAmount(s.byHeading, h, r.dialWh[j])
+			if b.pricing != nil {
+				s.costs = b.pricing.addEnergyCost(s.costs, &piece{start: r.start, end: r.end, heading: h, wh: r.dialWh[j]})
+			}
+		}
+	}
+	b.byHeading, b.costs = s.byHeading, s.costs // scratch kept for the next step
+	return s
+}
+
+// localDays are the local midnights from start (a local midnight) to end (one too), both
+// included; ok false when end is not one of them.
+func localDays(start, end time.Time, loc *time.Location) ([]time.Time, bool) {
+	days := []time.Time{start}
+	for d := start; d.Before(end); {
+		y, m, dd := d.In(loc).Date()
+		d = WallClock(y, m, dd+1, 0, 0, 0, 0, loc)
+		if !d.After(days[len(days)-1]) {
+			return nil, false // a zone that misbehaves: never loop
+		}
+		days = append(days, d)
+	}
+	return days, days[len(days)-1].Equal(end)
+}
+
+// readDayRows reads the latest row of each local day in [from, to) (yyyy-MM-dd) of the site's
+// fluid from the daily energy table's per-site copy (daily_energy_by_site, one part to open
+// rather than a part per month), in one query, by day.
+func readDayRows(ctx context.Context, db *schema.DB, site registry.Site, fluid, from, to string) ([]dayRow, error) {
+	return schema.ScanAll(ctx, db, func(r schema.RowScanner) (dayRow, error) {
+		var d dayRow
+		err := r.Scan(&d.date, &d.zone, &d.energy, &d.dials, &d.dialWh, &d.quality, &d.status, &d.nature,
+			&d.flags, &d.indexNatures, &d.aggregated)
+		return d, err
+	}, "SELECT toString(day), time_zone, energy_wh, dial_names, dial_wh, quality, status, nature, error_flags, index_natures, aggregated"+
+		" FROM "+tables.DailyEnergyBySite+" FINAL"+
+		" WHERE tenant_id = ? AND site_id = ? AND fluid = ? AND day >= toDate(?) AND day < toDate(?) ORDER BY day",
+		site.TenantID, site.SiteID, fluid, from, to)
+}
