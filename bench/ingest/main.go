@@ -1,7 +1,9 @@
 // Command ingest measures, in one run, the end-to-end time (POST to DONE) of the two largest
 // archives the collection limits allow against a launched energyd on a launched ClickHouse,
-// and the rate of clickhouse-client inserting the same rows as JSONEachRow; it writes the
-// table to bench/results/ingest.md. With --mixed it measures instead dashboards' reads while
+// and the rate of clickhouse-client inserting the same rows as JSONEachRow, and what two costs
+// of a job weigh: other energyds ingest the same archives without the by-site copy of the
+// indexes (bysite.go) and without writing the daily energy table (daily.go), the runs
+// alternating; it writes the tables to bench/results/ingest.md. With --mixed it measures instead dashboards' reads while
 // several uploaders replay those archives continuously (bench/results/mixed.md); with --cluster,
 // ingest and consumption latency on a local cluster beside a single node (bench/results/cluster.md).
 //
@@ -37,6 +39,7 @@ import (
 	"energy/schema"
 	"energy/schema/registry"
 	"energy/schema/server"
+	"energy/schema/tables"
 )
 
 // Targets: the largest allowed archive from POST to DONE within 2 s, at a row rate at least
@@ -150,17 +153,19 @@ func run(ctx context.Context, o options) error {
 		}
 		fixed = append(fixed, j.elapsed)
 	}
-	noCopy, err := startWithoutCopy(ctx, o, tmp, dsn, len(archives))
-	if err != nil {
-		return err
+	variants := []*variant{withoutCopy(), withoutDaily()}
+	for _, v := range variants {
+		if err := v.start(ctx, o, tmp, dsn, len(archives)); err != nil {
+			return err
+		}
+		defer v.stop()
 	}
-	defer noCopy.stop()
 	results := make([]result, len(archives))
 	for r := range o.runs {
 		for i, a := range archives {
 			log.Printf("run %d/%d: %s", r+1, o.runs, a.Name)
-			withCopy := func() error {
-				waitForMerges(ctx, db)
+			withAll := func() error {
+				mergeReadings(ctx, db)
 				before := insertSeconds(api)
 				j, err := submitAndWait(ctx, api, token, *a)
 				if err != nil {
@@ -170,16 +175,20 @@ func run(ctx context.Context, o options) error {
 				if err := checkStored(ctx, db, j, *a); err != nil {
 					return err
 				}
+				if err := checkDailyWritten(ctx, db, *a); err != nil {
+					return err
+				}
 				results[i].archive = a
 				results[i].times = append(results[i].times, j.elapsed)
 				return nil
 			}
-			steps := []func() error{withCopy, func() error { return noCopy.measure(ctx, i, a) }}
-			if r%2 == 1 {
-				steps[0], steps[1] = steps[1], steps[0]
+			steps := []func() error{withAll}
+			for _, v := range variants {
+				steps = append(steps, func() error { return v.measure(ctx, i, a) })
 			}
-			for _, step := range steps {
-				if err := step(); err != nil {
+			// Each run starts with another energyd, so that none is always first after a pause.
+			for k := range steps {
+				if err := steps[(k+r)%len(steps)](); err != nil {
 					return err
 				}
 			}
@@ -231,7 +240,8 @@ func run(ctx context.Context, o options) error {
 	if err := db.Conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
 		return err
 	}
-	md := markdown(machine(version, o), results, fixed) + copyCostMarkdown(results, noCopy.results)
+	md := markdown(machine(version, o), results, fixed) + dailyCostMarkdown(results, variants[1].results) +
+		copyCostMarkdown(variants[1].results, variants[0].results)
 	fmt.Print(md)
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return err
@@ -496,6 +506,18 @@ func waitForMerges(ctx context.Context, db *schema.DB) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// mergeReadings merges the by-site copies of the index readings, then waits for merges: every
+// run ingests the same archive again, and unmerged, the n-th run's job would read each of its
+// readings n times over to compute its days, where a new archive's job reads them once.
+func mergeReadings(ctx context.Context, db *schema.DB) {
+	for _, t := range []string{tables.ElecIndexesBySite, tables.GasIndexesBySite} {
+		if err := db.Conn.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL"); err != nil {
+			log.Printf("merging %s: %v", t, err)
+		}
+	}
+	waitForMerges(ctx, db)
 }
 
 // checkStored verifies that the job stored exactly the archive's rows.

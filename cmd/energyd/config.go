@@ -54,6 +54,9 @@ type config struct {
 	DecodeSlots   int           `name:"decode-slots" env:"ENERGY_DECODE_SLOTS" default:"0" min:"0" max:"64" group:"intake" help:"archives decompressed and files decoded at once across the workers; 0: one fewer than the processors (at least 1), so that one stays free for requests"`
 	UploadMinRate int64         `name:"upload-min-rate" env:"ENERGY_UPLOAD_MIN_RATE" default:"16384" min:"1" group:"intake" help:"bytes/s an archive upload must average once --upload-grace has passed, else it is cut off with a 400"`
 	UploadGrace   time.Duration `name:"upload-grace" env:"ENERGY_UPLOAD_GRACE" default:"10s" min:"1ms" group:"intake" help:"time an archive upload has before --upload-min-rate applies"`
+	// BenchSkipDailyEnergy exists for make bench-ingest only (what maintaining the daily energy
+	// table costs a job): jobs then leave the table stale. Hidden from --help.
+	BenchSkipDailyEnergy bool `name:"bench-skip-daily-energy" env:"ENERGY_BENCH_SKIP_DAILY_ENERGY" hidden:"" group:"intake" help:"benchmarks only: jobs do not write the daily energy table, which goes stale"`
 
 	// Answers: the result cache, the carbon defaults, the recommendation jobs.
 	AdviceWorkers        int     `name:"advice-workers" env:"ENERGY_ADVICE_WORKERS" default:"2" min:"1" max:"64" group:"answers" help:"recommendation jobs computed at once"`

@@ -53,7 +53,12 @@ func wire(ctx context.Context, cfg config, db *schema.DB, live func(context.Cont
 			}
 		}()
 	}
-	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, days.Written, log)
+	afterWrite := days.Written
+	if cfg.BenchSkipDailyEnergy {
+		log.Warn("--bench-skip-daily-energy: jobs do not write the daily energy table, which goes stale (benchmarks only)")
+		afterWrite = nil
+	}
+	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, afterWrite, log)
 	if err != nil {
 		return nil, err
 	}
