@@ -66,9 +66,12 @@ func (c *Engine) answerDays(site registry.Site, plans []*plan, d *fetched) []Day
 			StepUnit: UnitDays, StepValue: 1, IndexStrategy: StrategyAllEstimated, WithoutCost: true})
 		if err == nil && !whole.truncated && len(whole.steps) == len(plans) {
 			res := whole.evaluate(d)
-			bare := *d
-			bare.tariff = nil
-			dials := whole.evaluate(&bare)
+			dials := res
+			if d.tariff != nil { // without one, a dial is its own heading already
+				bare := *d
+				bare.tariff = nil
+				dials = whole.evaluate(&bare)
+			}
 			for i, p := range plans {
 				out[i] = DayAnswer{Day: p.start, Item: res.Consumptions[i], ByDial: dials.Consumptions[i].EnergyMeter.ByTariffHeading}
 			}
@@ -110,7 +113,9 @@ func answerDay(p *plan, data *fetched, bounds [][2]int) DayAnswer {
 		data = &cut
 	}
 	a := DayAnswer{Day: p.start, Item: p.evaluate(data).Consumptions[0], ByDial: map[string]float64{}}
-	if p.fl.name == FluidElec {
+	if p.fl.name == FluidElec && data.tariff == nil { // a dial is its own heading already
+		a.ByDial = a.Item.EnergyMeter.ByTariffHeading
+	} else if p.fl.name == FluidElec {
 		bare := *data
 		bare.tariff = nil
 		a.ByDial = p.evaluate(&bare).Consumptions[0].EnergyMeter.ByTariffHeading

@@ -2,8 +2,10 @@ package consumption
 
 import (
 	"context"
-	"slices"
+	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -38,17 +40,16 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SiteDays, 0, len(changes))
-	alone := func(ch SiteChange) error {
+	alone := func(ch SiteChange) (SiteDays, error) {
+		sd := SiteDays{Site: ch.Site}
 		from, to, err := c.ChangedSpan(ctx, ch.Site, fluid, ch.First, ch.Last)
 		if err != nil {
-			return err
+			return sd, err
 		}
-		sd := SiteDays{Site: ch.Site}
 		for from.Before(to) || from.Equal(to) {
 			days, err := c.Days(ctx, ch.Site, fluid, from, to)
 			if err != nil {
-				return err
+				return sd, err
 			}
 			if len(days) == 0 {
 				break
@@ -57,12 +58,12 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 			last := days[len(days)-1].Day
 			from = time.Date(last.Year(), last.Month(), last.Day()+1, 0, 0, 0, 0, last.Location())
 		}
-		out = append(out, sd)
-		return nil
+		return sd, nil
 	}
+	out := make([]SiteDays, len(changes))
 	if fl.volume || len(changes) == 1 {
-		for _, ch := range changes {
-			if err := alone(ch); err != nil {
+		for i, ch := range changes {
+			if out[i], err = alone(ch); err != nil {
 				return nil, err
 			}
 		}
@@ -94,21 +95,19 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 		readLo, readHi time.Time
 	}
 	seconds := make([]second, len(changes))
-	var needy []string
-	var readLo, readHi time.Time
 	now := c.now()
-	for i, ch := range changes {
-		var recs []record
-		for _, r := range window[ch.Site.SiteID] { // this site's own window, as its own read has it
-			if !r.ts.Before(spans[i].lo) && !r.ts.After(spans[i].hi) {
-				recs = append(recs, r)
-			}
-		}
+	// Each site is resolved on its own, the sites in parallel: the work is the CPU's.
+	forEachSite(len(changes), func(i int) {
+		recs := inSpan(window[changes[i].Site.SiteID], spans[i]) // this site's own window, as its own read has it
 		resolved[i] = resolveRecords(recs)
 		sortReadings(resolved[i])
 		s := &seconds[i]
 		s.before, s.after, s.readLo, s.readHi = spans[i].secondRead(resolved[i], now)
-		if s.before || s.after {
+	})
+	var needy []string
+	var readLo, readHi time.Time
+	for i, ch := range changes {
+		if s := seconds[i]; s.before || s.after {
 			if len(needy) == 0 || s.readLo.Before(readLo) {
 				readLo = s.readLo
 			}
@@ -124,23 +123,28 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 		if err != nil {
 			return nil, err
 		}
-		for i, ch := range changes {
-			s := seconds[i]
+		forEachSite(len(changes), func(i int) {
+			s, sp := seconds[i], spans[i]
 			if !s.before && !s.after {
-				continue
+				return
 			}
+			// This site's own second read: its range, from both reads, less its own window
+			// (withBrackets keeps only what lies outside it).
 			var recs []record
-			// This site's own second read: its range, from both reads.
-			for _, r := range slices.Concat(window[ch.Site.SiteID], more[ch.Site.SiteID]) {
-				if !r.ts.Before(s.readLo) && !r.ts.After(s.readHi) {
-					recs = append(recs, r)
+			for _, part := range [][]record{window[changes[i].Site.SiteID], more[changes[i].Site.SiteID]} {
+				for _, r := range part {
+					if !r.ts.Before(s.readLo) && !r.ts.After(s.readHi) && (r.ts.Before(sp.lo) || r.ts.After(sp.hi)) {
+						recs = append(recs, r)
+					}
 				}
 			}
-			resolved[i] = spans[i].withBrackets(resolved[i], recs, s.before, s.after)
-		}
+			resolved[i] = sp.withBrackets(resolved[i], recs, s.before, s.after)
+		})
 	}
 
-	for i, ch := range changes {
+	errs := make([]error, len(changes))
+	forEachSite(len(changes), func(i int) {
+		ch := changes[i]
 		from, to := changedSpan(resolved[i], ch.First, ch.Last)
 		// The days' bounds, not only the readings', must lie in the window: a series' nearest
 		// reading to a midnight outside it was not read.
@@ -150,18 +154,56 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 		y, m, d = to.In(loc).Date()
 		lastMidnight := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
 		if firstMidnight.Before(spans[i].lo) || lastMidnight.After(spans[i].hi) {
-			if err := alone(ch); err != nil {
-				return nil, err
-			}
-			continue
+			out[i], errs[i] = alone(ch)
+			return
 		}
-		days, err := c.daysFrom(ctx, ch.Site, fluid, from, to, resolved[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, SiteDays{Site: ch.Site, Days: days})
+		out[i] = SiteDays{Site: ch.Site}
+		out[i].Days, errs[i] = c.daysFrom(ctx, ch.Site, fluid, from, to, resolved[i])
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// forEachSite runs f(0) … f(n−1), as many at once as Go has processors.
+func forEachSite(n int, f func(i int)) {
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// inSpan returns the records of recs in the span's window: recs itself when all are (a job's
+// sites often share one window), else a copy.
+func inSpan(recs []record, s readingSpan) []record {
+	in := func(r *record) bool { return !r.ts.Before(s.lo) && !r.ts.After(s.hi) }
+	n := 0
+	for k := range recs {
+		if in(&recs[k]) {
+			n++
+		}
+	}
+	if n == len(recs) {
+		return recs
+	}
+	out := make([]record, 0, n)
+	for k := range recs {
+		if in(&recs[k]) {
+			out = append(out, recs[k])
+		}
+	}
+	return out
 }
 
 // daysFrom answers the site's local days from the day holding from to the day holding to, as

@@ -1,9 +1,10 @@
 package consumption
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,32 +114,34 @@ var familyOf = func() map[string]int {
 //
 // It sorts recs in place.
 func resolveRecords(recs []record) []reading {
-	sort.Slice(recs, func(i, j int) bool {
-		a, b := &recs[i], &recs[j]
-		if a.pod != b.pod {
-			return a.pod < b.pod
+	slices.SortFunc(recs, func(a, b record) int {
+		if c := strings.Compare(a.pod, b.pod); c != 0 {
+			return c
 		}
-		if !a.ts.Equal(b.ts) {
-			return a.ts.Before(b.ts)
+		if c := a.ts.Compare(b.ts); c != 0 {
+			return c
 		}
 		if a.beforeChange != b.beforeChange {
-			return b.beforeChange
+			if b.beforeChange {
+				return -1
+			}
+			return 1
 		}
-		if a.family != b.family {
-			return a.family < b.family
+		if c := cmp.Compare(a.family, b.family); c != 0 {
+			return c
 		}
-		if a.dial != b.dial {
-			return a.dial < b.dial
+		if c := strings.Compare(a.dial, b.dial); c != 0 {
+			return c
 		}
-		if a.rank != b.rank {
-			return a.rank > b.rank
+		if c := cmp.Compare(b.rank, a.rank); c != 0 { // the latest first
+			return c
 		}
-		return a.value > b.value
+		return cmp.Compare(b.value, a.value) // the higher first
 	})
 	sameKey := func(a, b *record) bool {
 		return a.pod == b.pod && a.ts.Equal(b.ts) && a.beforeChange == b.beforeChange
 	}
-	var out []reading
+	out := make([]reading, 0, len(recs)) // at most one reading per record
 	for i := 0; i < len(recs); {
 		j := i
 		for j < len(recs) && sameKey(&recs[i], &recs[j]) {
@@ -345,18 +348,67 @@ func scanRecords(ctx context.Context, conn driver.Conn, sql string, args []any, 
 }
 
 // sortReadings orders readings by pod, dial and ts, the old meter's index first at a meter change.
+// Readings as resolveRecords returns them (by pod, then ts) are regrouped by dial in linear time;
+// a full sort is left for any other order.
 func sortReadings(rs []reading) {
-	sort.Slice(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.pod != b.pod {
-			return a.pod < b.pod
+	if slices.IsSortedFunc(rs, compareReadings) {
+		return
+	}
+	if regroupByDial(rs); !slices.IsSortedFunc(rs, compareReadings) {
+		slices.SortFunc(rs, compareReadings)
+	}
+}
+
+func compareReadings(a, b reading) int {
+	if c := strings.Compare(a.pod, b.pod); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.dial, b.dial); c != 0 {
+		return c
+	}
+	if c := a.ts.Compare(b.ts); c != 0 {
+		return c
+	}
+	switch {
+	case a.beforeChange == b.beforeChange:
+		return 0
+	case a.beforeChange:
+		return -1
+	}
+	return 1
+}
+
+// regroupByDial moves, within each run of one pod, the readings of each dial together (dials
+// in order, each keeping its readings' order), and puts the old meter's index first where a
+// dial has two readings at one instant: readings ordered by pod then ts come out in
+// sortReadings' order.
+func regroupByDial(rs []reading) {
+	var buf []reading
+	var dials []string
+	for i := 0; i < len(rs); {
+		j := i
+		dials = dials[:0]
+		for j < len(rs) && rs[j].pod == rs[i].pod {
+			if !slices.Contains(dials, rs[j].dial) {
+				dials = append(dials, rs[j].dial)
+			}
+			j++
 		}
-		if a.dial != b.dial {
-			return a.dial < b.dial
+		slices.Sort(dials)
+		buf = buf[:0]
+		for _, d := range dials {
+			for k := i; k < j; k++ {
+				if rs[k].dial == d {
+					buf = append(buf, rs[k])
+				}
+			}
 		}
-		if !a.ts.Equal(b.ts) {
-			return a.ts.Before(b.ts)
+		copy(rs[i:j], buf)
+		for k := i + 1; k < j; k++ {
+			if a, b := &rs[k-1], &rs[k]; a.dial == b.dial && a.ts.Equal(b.ts) && !a.beforeChange && b.beforeChange {
+				*a, *b = *b, *a
+			}
 		}
-		return a.beforeChange && !b.beforeChange
-	})
+		i = j
+	}
 }
