@@ -197,9 +197,14 @@ func (c *Engine) ComputeAll(ctx context.Context, site registry.Site, reqs []Requ
 // fluid, categories and strategy, no load curve, and no volume (whose unit is the latest
 // reading's, which a wider read would move).
 func shareOneRead(plans []*plan) bool {
+	return !plans[0].fl.volume && shareOneReadButVolume(plans)
+}
+
+// shareOneReadButVolume is shareOneRead's conditions but the volume's.
+func shareOneReadButVolume(plans []*plan) bool {
 	first := plans[0]
 	for _, p := range plans {
-		if p.loadCurveSteps || p.completion || p.fl.volume || p.fl != first.fl || p.strategy != first.strategy ||
+		if p.loadCurveSteps || p.completion || p.fl != first.fl || p.strategy != first.strategy ||
 			!slices.Equal(p.req.IndexCategories, first.req.IndexCategories) {
 			return false
 		}

@@ -26,18 +26,22 @@ const DaysPerCall = 92
 
 // Days answers each local day of the site, in its zone, from the day holding first to the day
 // holding last (both included, at most DaysPerCall days), with the rules of Compute: each day
-// is evaluated as a request of its own. Electricity days share one read of the readings, as
-// ComputeAll's requests do; gas days are read one by one (a day's volume unit is the latest
-// reading's around that day).
+// is evaluated as a request of its own. The days share one read of the readings, as
+// ComputeAll's requests do; gas days only when that read has one volume unit for every day
+// (oneUnitEachDay), else they are read one by one (a day's volume unit is the latest reading's
+// around that day).
 func (c *Engine) Days(ctx context.Context, site registry.Site, fluid string, first, last time.Time) ([]DayAnswer, error) {
 	plans, err := c.dayPlans(site, fluid, first, last, DaysPerCall)
 	if err != nil || len(plans) == 0 {
 		return nil, err
 	}
 	var shared *fetched
-	if shareOneRead(plans) {
+	if shareOneReadButVolume(plans) {
 		if shared, err = c.fetch(ctx, site, plans[0], plans[0].start, plans[len(plans)-1].fetchEnd); err != nil {
 			return nil, err
+		}
+		if plans[0].fl.volume && !oneUnitEachDay(plans, shared.readings) {
+			shared = nil
 		}
 	}
 	if shared != nil {
@@ -66,6 +70,12 @@ func (c *Engine) answerDays(site registry.Site, plans []*plan, d *fetched) []Day
 			StepUnit: UnitDays, StepValue: 1, IndexStrategy: StrategyAllEstimated, WithoutCost: true})
 		if err == nil && !whole.truncated && len(whole.steps) == len(plans) {
 			res := whole.evaluate(d)
+			if plans[0].fl.volume { // gas: no dials
+				for i, p := range plans {
+					out[i] = DayAnswer{Day: p.start, Item: res.Consumptions[i], ByDial: map[string]float64{}}
+				}
+				return out
+			}
 			dials := res
 			if d.tariff != nil { // without one, a dial is its own heading already
 				bare := *d
@@ -83,6 +93,33 @@ func (c *Engine) answerDays(site registry.Site, plans []*plan, d *fetched) []Day
 		out[i] = answerDay(p, d, bounds)
 	}
 	return out
+}
+
+// oneUnitEachDay tells whether gas days' plans can be answered from one read of readings:
+// every reading read is in one unit, and each day's own read (its window, readingWindow around
+// the day) holds a reading. A day's volume unit is then that unit, as its own read would give
+// it (the unit of the latest reading that read finds), though the latest reading of the whole
+// read may lie days away.
+func oneUnitEachDay(plans []*plan, rs []reading) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	ts := make([]time.Time, len(rs))
+	for i, r := range rs {
+		if r.unit != rs[0].unit {
+			return false
+		}
+		ts[i] = r.ts
+	}
+	slices.SortFunc(ts, time.Time.Compare)
+	for _, p := range plans {
+		span := newReadingSpan(p.start, p.fetchEnd)
+		k := sort.Search(len(ts), func(i int) bool { return !ts[i].Before(span.lo) })
+		if k == len(ts) || ts[k].After(span.hi) {
+			return false
+		}
+	}
+	return true
 }
 
 // dayPlans plans the request of each local day of the site from the day holding first to the

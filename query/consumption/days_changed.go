@@ -33,8 +33,8 @@ type SiteDays struct {
 // on a side (as each site's own read looks farther for them), then each site resolved and its
 // days evaluated in Go. A site whose span of days reaches past its window (its nearest reading
 // lies farther than the window's margin, so another series' readings there were not read) is
-// answered by ChangedSpan and Days on its own; so is every gas site, whose days are read one by
-// one (Days).
+// answered by ChangedSpan and Days on its own; so is a gas site whose readings do not give
+// every day one volume unit (oneUnitEachDay).
 func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, changes []SiteChange) ([]SiteDays, error) {
 	fl, err := fluidIn(c.fluids, fluid)
 	if err != nil {
@@ -61,7 +61,7 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 		return sd, nil
 	}
 	out := make([]SiteDays, len(changes))
-	if fl.volume || len(changes) == 1 {
+	if len(changes) == 1 {
 		for i, ch := range changes {
 			if out[i], err = alone(ch); err != nil {
 				return nil, err
@@ -157,8 +157,12 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 			out[i], errs[i] = alone(ch)
 			return
 		}
-		out[i] = SiteDays{Site: ch.Site}
-		out[i].Days, errs[i] = c.daysFrom(ctx, ch.Site, fluid, from, to, resolved[i])
+		days, ok, err := c.daysFrom(ctx, ch.Site, fluid, from, to, resolved[i])
+		if err == nil && !ok {
+			out[i], errs[i] = alone(ch)
+			return
+		}
+		out[i], errs[i] = SiteDays{Site: ch.Site, Days: days}, err
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -208,11 +212,15 @@ func inSpan(recs []record, s readingSpan) []record {
 
 // daysFrom answers the site's local days from the day holding from to the day holding to, as
 // Days does, on readings already resolved over a window that holds, for each series, the
-// readings of those days and the nearest ones around them.
-func (c *Engine) daysFrom(ctx context.Context, site registry.Site, fluid string, from, to time.Time, readings []reading) ([]DayAnswer, error) {
+// readings of those days and the nearest ones around them; not ok when gas days cannot share
+// them (oneUnitEachDay).
+func (c *Engine) daysFrom(ctx context.Context, site registry.Site, fluid string, from, to time.Time, readings []reading) (_ []DayAnswer, ok bool, _ error) {
 	plans, err := c.dayPlans(site, fluid, from, to, 0)
 	if err != nil || len(plans) == 0 {
-		return nil, err
+		return nil, true, err
+	}
+	if plans[0].fl.volume && !oneUnitEachDay(plans, readings) {
+		return nil, false, nil
 	}
 	d := &fetched{readings: readings}
 	if id := plans[0].tariffID; id != "" {
@@ -220,10 +228,10 @@ func (c *Engine) daysFrom(ctx context.Context, site registry.Site, fluid string,
 		if err == nil {
 			d.tariff = &t
 		} else if err != registry.ErrNotFound {
-			return nil, err
+			return nil, true, err
 		}
 	}
-	return c.answerDays(site, plans, d), nil
+	return c.answerDays(site, plans, d), true, nil
 }
 
 // sitesReadingsSQL is the fluid's candidate readings SQL over several sites of a tenant (the
