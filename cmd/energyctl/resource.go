@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"energy/query/consumption"
+	"energy/query/daily"
 	"energy/schema"
 	"energy/schema/registry"
 )
@@ -20,15 +22,23 @@ type resourceKind[T any] struct {
 	put     func(*registry.Store, context.Context, T) error
 	get     func(*registry.Store, context.Context, string, string) (T, error)
 	ids     func(*T) (id, tenant *string) // the resource's id and tenant fields
+	// change names what a stored resource moves in the daily energy table (nil: nothing).
+	change func(tenant, id string) registry.ReferenceChange
 }
 
 var (
 	sites = resourceKind[registry.Site]{"site", "site", "siteId", "/v2/sites/{siteId}", (*registry.Store).PutSite, (*registry.Store).SiteWithContact,
-		func(s *registry.Site) (*string, *string) { return &s.SiteID, &s.TenantID }}
+		func(s *registry.Site) (*string, *string) { return &s.SiteID, &s.TenantID },
+		func(tenant, id string) registry.ReferenceChange {
+			return registry.ReferenceChange{TenantID: tenant, SiteID: id}
+		}}
 	tariffs = resourceKind[registry.Tariff]{"tariff", "tariff", "tariffId", "/v2/tariffs/{tariffId}", (*registry.Store).PutTariff, (*registry.Store).Tariff,
-		func(t *registry.Tariff) (*string, *string) { return &t.TariffID, &t.TenantID }}
+		func(t *registry.Tariff) (*string, *string) { return &t.TariffID, &t.TenantID },
+		func(tenant, id string) registry.ReferenceChange {
+			return registry.ReferenceChange{TenantID: tenant, TariffID: id}
+		}}
 	stations = resourceKind[registry.Station]{"station", "weather station", "stationId", "/v1/weather-stations/{stationId}", (*registry.Store).PutStation, (*registry.Store).Station,
-		func(s *registry.Station) (*string, *string) { return &s.StationID, &s.TenantID }}
+		func(s *registry.Station) (*string, *string) { return &s.StationID, &s.TenantID }, nil}
 )
 
 // putCommand is "energyctl <name> put ID": v is read from --file, the API's JSON body, and
@@ -77,6 +87,15 @@ func (k resourceKind[T]) save(ctx context.Context, c *tenantCommand, id string, 
 		reg := registry.New(db)
 		if err := k.put(reg, ctx, v); err != nil {
 			return nil, rejected(k.name, id, err)
+		}
+		if k.change != nil {
+			// As energyd does after its own writes: the days whose headings or zone the
+			// resource moves are rewritten (before the command ends: no process lives on).
+			// Energies do not depend on the carbon coefficient: the default one is as good as any.
+			table := daily.New(db, reg, consumption.NewEngine(db, reg, consumption.DefaultCarbonCoefficient))
+			if err := table.ReferenceChanged(ctx, k.change(*c.tenant, id)); err != nil {
+				return nil, fmt.Errorf("%s %s stored, but its daily energy was not rewritten (run energyctl daily rebuild --tenant %s): %w", k.name, id, *c.tenant, err)
+			}
 		}
 		return k.get(reg, ctx, *c.tenant, id)
 	})

@@ -24,7 +24,7 @@ func sitePut(ctx context.Context, args []string, stdout io.Writer) error {
 	var contact registry.Contact
 	fs.StringVar(&contact.Email, "email", "", "contact.email: receives the site's EMAIL target notifications")
 	fs.StringVar(&contact.Phone, "phone", "", "contact.phone: E.164 number receiving the site's SMS target notifications")
-	p.usage("usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--gas-tariff G] [--heating GAS|ELEC|NONE] [--email A] [--phone +33…]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields.")
+	p.usage("usage: energyctl site put ID --tenant T [--file site.json] [--customer-id C --person-id P] [--timezone Z] [--station S] [--tariff T] [--gas-tariff G] [--heating GAS|ELEC|NONE] [--email A] [--phone +33…]\n\nReplaces the whole site: fields not given take their defaults. Flags override the file's fields. The site's stored days in the daily energy table are rewritten.")
 	// --email and --phone set the contact's field they name, over the file's contact.
 	return p.run(ctx, args, stdout, func() error {
 		fs.Visit(func(f *flag.Flag) {

@@ -18,7 +18,9 @@ The file is the API's body, for example:
    "timeOfUse": [{"from": "22:00", "to": "06:00", "heading": "HC"}], "defaultHeading": "HP",
    "prices": [{"validFrom": "2024-02-01", "byHeading": {"HC": 0.2068, "HP": 0.2700}}],
    "standingCharges": [{"validFrom": "2024-02-01", "yearly": {"subscription": 151.20, "cta": 21.35}}],
-   "carbonCoefficient": 0.052}`)
+   "carbonCoefficient": 0.052}
+
+The stored days of the sites using the tariff are rewritten in the daily energy table.`)
 	return p.run(ctx, args, stdout, func() error {
 		if *p.file == "" {
 			return errors.New("--file is required (the tariff's JSON; see energyctl tariff put -h)")
