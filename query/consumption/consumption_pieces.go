@@ -49,9 +49,24 @@ func interpolationFor(strategy string, start, end time.Time) interpolationRule {
 // step boundary). An interval that crosses a boundary where the rule forbids interpolation gives
 // nothing to that step: the step shrinks to the readings it contains.
 func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolationRule, heading func(dial string) string) [][]piece {
+	// Each step's pieces are counted first (at most one per interval it overlaps), so that
+	// each step's slice is allocated once: a DAYS span of many series holds many pieces a step.
+	firsts := make([]int, len(ivs))
+	counts := make([]int, len(steps))
+	for i, iv := range ivs {
+		firsts[i] = sort.Search(len(steps), func(i int) bool { return steps[i].End.After(iv.start) })
+		for k := firsts[i]; k < len(steps) && steps[k].Start.Before(iv.end); k++ {
+			counts[k]++
+		}
+	}
 	out := make([][]piece, len(steps))
-	for _, iv := range ivs {
-		first := sort.Search(len(steps), func(i int) bool { return steps[i].End.After(iv.start) })
+	for k, n := range counts {
+		if n > 0 {
+			out[k] = make([]piece, 0, n)
+		}
+	}
+	for i, iv := range ivs {
+		first := firsts[i]
 		length := iv.end.Sub(iv.start)
 		for k := first; k < len(steps) && steps[k].Start.Before(iv.end); k++ {
 			st := steps[k]
