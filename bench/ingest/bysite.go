@@ -52,7 +52,7 @@ func withoutCopy() *variant {
 func copyCostMarkdown(with, without []result) string {
 	return costMarkdown("What the by-site copy of the indexes costs ingest",
 		"The same archives through an energyd on a database of its own whose by-site views are dropped (it writes the raw tables only, as before migration 0024), "+
-			"against the energyd of the next section whose jobs do not write the daily energy table either (the table's days are computed from the copy), "+
+			"against the energyd of the previous section, whose jobs do not write the daily energy table either (the table's days are computed from the copy: without it they would cost nothing), "+
 			"the runs alternating between the energyds (the first of each run changing every run). Medians; the target: the copy costs ingest at most 10 %.",
 		"the copy", 1.10, with, without)
 }
