@@ -165,7 +165,7 @@ func run(ctx context.Context, o options) error {
 		for i, a := range archives {
 			log.Printf("run %d/%d: %s", r+1, o.runs, a.Name)
 			withAll := func() error {
-				mergeReadings(ctx, db)
+				clearIndexReadings(ctx, db)
 				before := insertSeconds(api)
 				j, err := submitAndWait(ctx, api, token, *a)
 				if err != nil {
@@ -508,13 +508,14 @@ func waitForMerges(ctx context.Context, db *schema.DB) {
 	}
 }
 
-// mergeReadings merges the by-site copies of the index readings, then waits for merges: every
-// run ingests the same archive again, and unmerged, the n-th run's job would read each of its
-// readings n times over to compute its days, where a new archive's job reads them once.
-func mergeReadings(ctx context.Context, db *schema.DB) {
-	for _, t := range []string{tables.ElecIndexesBySite, tables.GasIndexesBySite} {
-		if err := db.Conn.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL"); err != nil {
-			log.Printf("merging %s: %v", t, err)
+// clearIndexReadings empties the index reading tables, their by-site copies and the daily
+// energy table, then waits for merges: every run ingests the same archive again, and each run's
+// job is to find the store as a new archive's job does, without its readings (else its days
+// would be computed from its readings twice over, the earlier run's copy and its own).
+func clearIndexReadings(ctx context.Context, db *schema.DB) {
+	for _, t := range []string{tables.ElecIndexes, tables.GasIndexes, tables.ElecIndexesBySite, tables.GasIndexesBySite, tables.DailyEnergy} {
+		if err := db.Conn.Exec(ctx, "TRUNCATE TABLE "+t); err != nil {
+			log.Printf("emptying %s: %v", t, err)
 		}
 	}
 	waitForMerges(ctx, db)
@@ -625,7 +626,7 @@ func machine(chVersion string, o options) string {
 	}
 	return fmt.Sprintf("- Machine: %s cores (nproc), %s; load average %s when the table was written\n"+
 		"- Date: %s; commit %s; %s; ClickHouse %s launched by the benchmark; energyd with %d workers\n"+
-		"- Each time is the median of %d runs after one small warm-up archive, each run started once ClickHouse has no merge running; end-to-end = from the start of the POST to the first poll (every %s) that sees DONE, every operation OK and the rows counted in ClickHouse\n"+
+		"- Each time is the median of %d runs after one small warm-up archive, each run started on index tables (and their by-site copies, and the daily energy table) emptied of the earlier runs' rows, as a new archive finds them, once ClickHouse has no merge running; end-to-end = from the start of the POST to the first poll (every %s) that sees DONE, every operation OK and the rows counted in ClickHouse\n"+
 		"- clickhouse-client: `clickhouse-client --query \"INSERT INTO db.<table> (<columns>) FORMAT JSONEachRow\" < rows.jsonl`, the same rows as the service stores, process start included\n",
 		cpus, model, load, time.Now().UTC().Format("2006-01-02 15:04 UTC"), commit, goVersion, chVersion, o.workers, o.runs, pollEvery)
 }

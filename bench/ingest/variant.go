@@ -76,7 +76,7 @@ func (v *variant) start(ctx context.Context, o options, tmp, dsn string, archive
 
 // measure ingests archive i once and checks what the variant stored.
 func (v *variant) measure(ctx context.Context, i int, a *benchArchive) error {
-	mergeReadings(ctx, v.db)
+	clearIndexReadings(ctx, v.db)
 	before := insertSeconds(v.api)
 	j, err := submitAndWait(ctx, v.api, v.token, *a)
 	if err != nil {
