@@ -196,7 +196,8 @@ soak:
 
 # Per-site answers against PostgreSQL: the benchmark's data set loaded again into its ClickHouse
 # and into a throwaway PostgreSQL (Debian's postgresql package, installed when absent; initdb in
-# a temp dir, port 25432-25439, user postgres when run as root; removed at the end); prints the
+# a temp dir, port 25432-25439, user postgres when run as root; removed at the end), energyd
+# built from the checkout and run as its own process on it (cache off); prints the
 # table and a closing "pg-ratio ..." line; writes bench/results/postgres.md. Not part of make test.
 # PG_SITES / PG_DIR choose the data set: `make bench-pg PG_SITES=10000 PG_DIR=var/bench-scale/10000
 # PG_LOAD= PG_OUT=bench/results/postgres-10000.md` reuses bench-scale's 10,000 sites (PG_LOAD empty:

@@ -44,7 +44,7 @@ func run() error {
 	build := buildinfo.Read()
 	log.Info("energyd starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
 	container := readContainerLimits(cgroupRoot, selfCgroup)
-	setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, container, log)
+	setGCPercent(setMemoryLimit(cfg.CacheMB, cfg.MemoryHeadroomMB, container, log), log)
 	logProcessors(container, log)
 	exposeSchedulerMetrics()
 	store := exposeServiceMetrics(cfg.DataDir, build)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -73,4 +74,29 @@ func TestContainerLimitsFromCgroups(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Under a soft memory limit the collector lets the heap grow to five times what is live (GOGC
+// 400), the limit bounding it; without a limit Go's default 100 stays; GOGC, when set, wins.
+func TestGCPercentFollowsTheMemoryLimit(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	log := slog.New(slog.DiscardHandler)
+	unsetenv(t, "GOGC")
+	if got := setGCPercent(384<<20, log); got != 400 || readGCPercent() != 400 {
+		t.Fatalf("384 MiB limit: GOGC %d (in force %d), want 400", got, readGCPercent())
+	}
+	if got := setGCPercent(math.MaxInt64, log); got != 100 || readGCPercent() != 100 {
+		t.Fatalf("no limit: GOGC %d (in force %d), want 100", got, readGCPercent())
+	}
+	t.Setenv("GOGC", "50")
+	debug.SetGCPercent(50) // what the runtime read from GOGC at start
+	if got := setGCPercent(384<<20, log); got != 50 || readGCPercent() != 50 {
+		t.Fatalf("GOGC=50: GOGC %d (in force %d), want 50", got, readGCPercent())
+	}
+}
+
+func readGCPercent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
 }

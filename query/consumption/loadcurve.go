@@ -37,6 +37,10 @@ func candidatePointsSQL(table string) string {
 		" WHERE " + tables.TenantID + " = ? AND " + tables.SiteID + " = ? AND " + tables.BeginTS + " >= ? AND " + tables.BeginTS + " < ? AND " + tables.EndTS + " > ?"
 }
 
+// maxPresizedPoints bounds the room made before reading a load curve (a year of 30-minute points
+// and its lookback): a longer read grows from there.
+const maxPresizedPoints = 366*48 + 64
+
 // storedPoint is one stored load-curve row.
 type storedPoint struct {
 	loadCurvePoint
@@ -54,7 +58,10 @@ func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID strin
 		return nil, fmt.Errorf("resolve load curve: %w", err)
 	}
 	defer rows.Close()
-	var stored []storedPoint
+	// Room for one pod's 30-minute points (the distributors' usual step) over the read span:
+	// grown by append from empty, a window's few thousand rows would be allocated about five
+	// times over, half of a computed HOURS answer's garbage.
+	stored := make([]storedPoint, 0, min(int(to.Sub(from.Add(-loadCurveLookback))/(30*time.Minute))+16, maxPresizedPoints))
 	for rows.Next() {
 		stored = append(stored, storedPoint{}) // scanned in place: no row escapes to the heap
 		p := &stored[len(stored)-1]

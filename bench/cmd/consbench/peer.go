@@ -8,9 +8,7 @@ import (
 	"net/url"
 	"time"
 
-	"energy/apidocs"
 	"energy/bench"
-	"energy/query/consumption"
 	"energy/schema"
 	"energy/schema/registry"
 	"energy/schema/tables"
@@ -96,25 +94,21 @@ func runPostgres(ctx context.Context, o options) error {
 	logf("PostgreSQL: copied in %.1f s, indexed in %.1f s, analyzed in %.1f s", r.pg.copyTime.Seconds(), r.pg.indexTime.Seconds(), r.pg.analyzeTime.Seconds())
 
 	// energyd's own connection logs its queries to system.query_log; the direct SQL's does not
-	// (except in the query-log pass), so that each can be told apart.
-	edb, err := schema.Open(ctx, withSetting(ds.dsn, "log_queries", "1"), "")
+	// (except in the query-log pass), so that each can be told apart. The token is written
+	// before energyd starts: it reads the tokens at start.
+	token, _, err := ds.reg.CreateToken(ctx, bench.Tenant, []string{string(registry.ScopeRead)}, 24*time.Hour, "consbench-postgres")
 	if err != nil {
 		return err
 	}
-	defer edb.Close()
-	reg := registry.New(edb)
-	engine := consumption.NewEngine(edb, reg, consumption.DefaultCarbonCoefficient)
-	energydURL, stopEnergyd, err := serve(apidocs.Config{Registry: reg, Ready: edb.Ping, Consumptions: consumption.NewCached(engine, reg.Versions, 0, 0)})
+	logf("building and starting energyd (result cache off) over the benchmark's ClickHouse...")
+	energyd, stopEnergyd, err := startEnergyd(ctx, ds.dsn)
 	if err != nil {
 		return err
 	}
 	defer stopEnergyd()
-	token, _, err := reg.CreateToken(ctx, bench.Tenant, []string{string(registry.ScopeRead)}, 24*time.Hour, "consbench-postgres")
-	if err != nil {
-		return err
-	}
+	logf("energyd pid %d on %s; its CPU profile: go tool pprof %sprofile?seconds=30 (log %s)", energyd.proc.Pid(), energyd.url, energyd.pprofURL, energyd.logPath)
 	p := &peers{
-		o: o, pg: pgConn, ch: ds.db, client: newClient(4), url: energydURL, token: token,
+		o: o, pg: pgConn, ch: ds.db, client: newClient(4), energyd: energyd, url: energyd.url, token: token,
 		dials: benchDialOfHeading(o.year), rng: rand.New(rand.NewPCG(uint64(o.year), uint64(o.sites))),
 	}
 	if p.loc, err = time.LoadLocation(bench.Timezone); err != nil {
@@ -134,15 +128,16 @@ func runPostgres(ctx context.Context, o options) error {
 
 // peers sends the same requests to the three stores.
 type peers struct {
-	o      options
-	pg     *pgx.Conn
-	ch     *schema.DB
-	client *http.Client
-	url    string
-	token  string
-	dials  map[string]string
-	loc    *time.Location
-	rng    *rand.Rand
+	o       options
+	pg      *pgx.Conn
+	ch      *schema.DB
+	client  *http.Client
+	energyd *energydProcess
+	url     string
+	token   string
+	dials   map[string]string
+	loc     *time.Location
+	rng     *rand.Rand
 }
 
 // perSite runs the rounds: in each, a random site's DAYS, MONTHS and HOURS on the three stores,
@@ -194,9 +189,9 @@ func (p *peers) ask(ctx context.Context, st store, site string, sc scenario) ([]
 		switch sc.name {
 		case "DAYS", "MONTHS":
 			unit := map[string]string{"DAYS": "day", "MONTHS": "month"}[sc.name]
-			rows, err = p.pg.Query(ctx, pgIndexSQL, bench.Tenant, site, from, to, unit, bench.Timezone)
+			rows, err = p.pg.Query(ctx, pgIndexSQL(unit), bench.Tenant, site, from, to)
 		default:
-			rows, err = p.pg.Query(ctx, pgCurveSQL, bench.Tenant, site, from, from.Add(hoursWindow*time.Hour), bench.Timezone)
+			rows, err = p.pg.Query(ctx, pgCurveSQL, bench.Tenant, site, from, from.Add(hoursWindow*time.Hour))
 		}
 		if err != nil {
 			return nil, 0, err
@@ -239,10 +234,10 @@ func (p *peers) allSites(ctx context.Context, r *peerReport) error {
 	}
 	scans := []scanQueries{
 		{"all sites × months, load-curve scan", func() (pgx.Rows, error) {
-			return p.pg.Query(ctx, pgCurveScanSQL, bench.Tenant, from, to, bench.Timezone)
+			return p.pg.Query(ctx, pgCurveScanSQL, bench.Tenant, from, to)
 		}, chCurveScanSQL(p.o.year)},
 		{"all sites × months from indexes (MONTHS semantics)", func() (pgx.Rows, error) {
-			return p.pg.Query(ctx, pgIndexScanSQL, bench.Tenant, from, to, bench.Timezone)
+			return p.pg.Query(ctx, pgIndexScanSQL, bench.Tenant, from, to)
 		}, chIndexScanSQL(p.o.year)},
 	}
 	for _, q := range scans {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"energy/bench"
 	"energy/schema"
+	"energy/schema/tables"
 )
 
 // queryLogStats is what system.query_log recorded for a batch of requests, per request.
@@ -17,6 +19,7 @@ type queryLogStats struct {
 	readRows   float64
 	readBytes  float64
 	durationMs float64 // summed query_duration_ms per request
+	goCPUMs    float64 // energyd's process CPU per request (user + system), for energyd's batches
 }
 
 // logWindow is a batch of requests alone in whole seconds of system.query_log's event_time.
@@ -46,9 +49,14 @@ func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
 		stats *queryLogStats
 		w     logWindow
 		n     int
+		cpu   time.Duration // energyd's CPU over the batch
 	}
 	var todo []pending
 	for _, req := range r.requests {
+		cpu0, err := p.energyd.cpu()
+		if err != nil {
+			return err
+		}
 		w, err := inOwnSeconds(func() error {
 			for range n {
 				sc := scenarioNamed(scenarios(bench.SiteID(p.rng.IntN(p.o.sites)), p.o.year), req.name)
@@ -65,7 +73,11 @@ func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
 		if err != nil {
 			return err
 		}
-		todo = append(todo, pending{&req.energyd, w, n})
+		cpu1, err := p.energyd.cpu()
+		if err != nil {
+			return err
+		}
+		todo = append(todo, pending{&req.energyd, w, n, cpu1 - cpu0})
 		w, err = inOwnSeconds(func() error {
 			for range n {
 				sc := scenarioNamed(scenarios(bench.SiteID(p.rng.IntN(p.o.sites)), p.o.year), req.name)
@@ -82,7 +94,7 @@ func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
 		if err != nil {
 			return err
 		}
-		todo = append(todo, pending{&req.directSQL, w, n})
+		todo = append(todo, pending{&req.directSQL, w, n, 0})
 	}
 	for _, s := range r.scans {
 		w, err := inOwnSeconds(func() error {
@@ -96,7 +108,7 @@ func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
 		if err != nil {
 			return err
 		}
-		todo = append(todo, pending{&s.direct, w, 1})
+		todo = append(todo, pending{&s.direct, w, 1, 0})
 	}
 	if err := flushQueryLog(ctx, p.ch); err != nil {
 		return err
@@ -106,6 +118,7 @@ func (p *peers) queryLog(ctx context.Context, r *peerReport) error {
 		if err != nil {
 			return err
 		}
+		stats.goCPUMs = float64(t.cpu) / float64(time.Millisecond) / float64(t.n)
 		*t.stats = stats
 	}
 	return nil
@@ -116,12 +129,26 @@ func flushQueryLog(ctx context.Context, db *schema.DB) error {
 	return db.Conn.Exec(ctx, "SYSTEM FLUSH LOGS")
 }
 
+// backgroundTables are those energyd polls on its own, request or not (tokens and data versions
+// every 250 ms, archive jobs, notifications, erasures): queries naming them are not a request's.
+var backgroundTables = []string{tables.APITokens, tables.DataVersions, tables.Jobs, tables.JobLeases,
+	tables.AdviceJobs, tables.Notifications, tables.SiteErasures}
+
+// notBackground is the query_log condition leaving out energyd's polls of backgroundTables.
+func notBackground() string {
+	var conds []string
+	for _, t := range backgroundTables {
+		conds = append(conds, "query NOT LIKE '%"+t+"%'")
+	}
+	return strings.Join(conds, " AND ")
+}
+
 // loggedPerRequest reads what system.query_log holds for the n requests run in window w (after
-// flushQueryLog), per request.
+// flushQueryLog), per request, energyd's polls of its background tables left out.
 func loggedPerRequest(ctx context.Context, db *schema.DB, w logWindow, n int) (queryLogStats, error) {
 	var count, rows, bytes, ms uint64
 	err := db.Conn.QueryRow(ctx, `SELECT count(), sum(read_rows), sum(read_bytes), sum(query_duration_ms) FROM system.query_log
-WHERE type = 2 AND event_date >= toDate(?) AND event_time >= ? AND event_time <= ?`, w.from, w.from, w.to).Scan(&count, &rows, &bytes, &ms)
+WHERE type = 2 AND event_date >= toDate(?) AND event_time >= ? AND event_time <= ? AND `+notBackground(), w.from, w.from, w.to).Scan(&count, &rows, &bytes, &ms)
 	if err != nil {
 		return queryLogStats{}, fmt.Errorf("system.query_log: %w", err)
 	}

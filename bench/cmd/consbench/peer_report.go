@@ -72,8 +72,8 @@ func (r *peerReport) markdown() string {
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), r.commit, nproc(), cpuModel(), loadAverage(), strings.TrimPrefix(runtime.Version(), "go"), r.clickhouseVersion, r.pgVersion)
 	w("Data: the consumption benchmark's generator, %s sites × %d (Europe/Paris): %s load-curve points, %s index rows, loaded into both stores site after site. "+
 		"Per-site requests: %d rounds, each on a random site, DAYS, MONTHS and HOURS (the 1,200-hour window) over the year sent to the three in turn, "+
-		"the first of the three changing every round so that other load on the machine weighs on all; Go clients (pgx, clickhouse-go, HTTP over loopback "+
-		"to the service with its result cache off, body read whole). Times run from sending the request to having read the whole answer. "+
+		"the first of the three changing every round so that other load on the machine weighs on all; Go clients (pgx, clickhouse-go, HTTP/1.1 with keep-alive over loopback "+
+		"to energyd running as its own process, result cache off, body read whole). Times run from sending the request to having read the whole answer. "+
 		"Every answer of every round was compared: PostgreSQL and ClickHouse gave the same Wh for every dial (or HC/total) and step, and so did energyd "+
 		"(to its 0.001 Wh rounding). The scans: %d runs each, alternating which store goes first, answers compared likewise.\n\n",
 		thousands(uint64(r.spec.Sites)), r.spec.Year, thousands(points), thousands(indexes), r.opts.pgRounds, r.opts.scanRuns)
@@ -107,27 +107,31 @@ func (r *peerReport) markdown() string {
 	b.WriteString(loadBound(r.loadCost, r.pg.total(), nproc(), loadNote))
 
 	w("ClickHouse's work per request, from `system.query_log` (finished queries, mean of %d requests of each kind on random sites, each batch alone in its seconds of the log): "+
-		"energyd's queries (readings or load curve; the site directory's check of the tenant, every 2.5 s in the background while it is in use, when one fell in the batch) and the direct SQL's. "+
-		"Read rows and bytes are what the server read from its tables, time the server's own duration.\n\n", r.opts.logRequests)
-	w("| request | energyd: queries | read rows | read bytes | server time | direct SQL: read rows | read bytes | server time |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		"energyd's queries (readings or load curve; the site directory's check of the tenant, every 2.5 s in the background while it is in use, when one fell in the batch; "+
+		"not its polls of tokens, data versions, jobs and notifications, which run whether requests come or not) and the direct SQL's. "+
+		"Read rows and bytes are what the server read from its tables, time the server's own duration; energyd's CPU is its process's user + system time over the batch "+
+		"(/proc, 10 ms ticks), per request: decoding, computing, encoding and serving the answer, and its background polls.\n\n", r.opts.logRequests)
+	w("| request | energyd: queries | read rows | read bytes | server time | energyd CPU | direct SQL: read rows | read bytes | server time |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, req := range r.requests {
 		e, d := req.energyd, req.directSQL
-		w("| %s | %.1f | %s | %s | %.1f ms | %s | %s | %.1f ms |\n", req.label, e.queries, thousands(uint64(e.readRows)), kib(int64(e.readBytes)), e.durationMs,
-			thousands(uint64(d.readRows)), kib(int64(d.readBytes)), d.durationMs)
+		w("| %s | %.1f | %s | %s | %.1f ms | %.1f ms | %s | %s | %.1f ms |\n", req.label, e.queries, thousands(uint64(e.readRows)), kib(int64(e.readBytes)), e.durationMs,
+			e.goCPUMs, thousands(uint64(d.readRows)), kib(int64(d.readBytes)), d.durationMs)
 	}
 	for _, s := range r.scans {
 		d := s.direct
-		w("| %s | – | – | – | – | %s | %s | %.0f ms |\n", s.label, thousands(uint64(d.readRows)), mib(int64(d.readBytes)), d.durationMs)
+		w("| %s | – | – | – | – | – | %s | %s | %.0f ms |\n", s.label, thousands(uint64(d.readRows)), mib(int64(d.readBytes)), d.durationMs)
 	}
 	w("\nPostgreSQL as a competent user sets it up: the same columns as the ClickHouse tables (fixed-width first, no alignment padding), rows loaded in site and time order by one session with "+
 		"`COPY … FROM STDIN WITH (FREEZE)` in the transaction that creates the tables (frozen, all-visible rows, no WAL with `wal_level=minimal`, no VACUUM needed; both stores' rows come from the same generator goroutine running ahead of the load), "+
 		"then one btree per table in the order the reads want, `(tenant_id, site_id, dial, ts, generation_ts DESC)` and `(tenant_id, site_id, begin_ts, generation_ts DESC)`, "+
 		"then ANALYZE; the latest generation by `DISTINCT ON` in the btree's order (no sort); settings `%s`; durability left on. "+
 		"ClickHouse: the project's tables and the benchmark's loader (column-wise batches of %d sites, two inserts at once, each sent in chunks; the sites through the registry before the timed load), direct SQL with `argMax` of the generation "+
-		"and no FINAL, as in the consumption benchmark. energyd: the service's handler and engine in the benchmark process, result cache off (`--cache-entries 0`).\n\n",
+		"and no FINAL, as in the consumption benchmark. energyd: its binary built from this commit, run as its own process over the benchmark's ClickHouse "+
+		"(`--clickhouse-dsn … --cache-entries 0 --rate-limit off`, its background work running as it always does), as dashboards meet it; its queries logged to `system.query_log`. "+
+		"PostgreSQL's per-site queries name the step unit and the time zone as literals (each unit its own prepared statement), so that its planner sees them.\n\n",
 		strings.Join(pgSettings, " "), bench.SitesPerBatch)
-	w("<details><summary>The PostgreSQL queries</summary>\n\n```sql\n-- DAYS ($5 = 'day') and MONTHS ($5 = 'month')\n%s;\n\n-- HOURS\n%s;\n\n-- all sites, load curve\n%s;\n\n-- all sites, indexes\n%s;\n```\n</details>\n\n",
-		pgIndexSQL, pgCurveSQL, pgCurveScanSQL, pgIndexScanSQL)
+	w("<details><summary>The PostgreSQL queries (prepared once each; $1 tenant, $2 site, $3 and $4 the instants bound)</summary>\n\n```sql\n-- DAYS\n%s;\n\n-- MONTHS\n%s;\n\n-- HOURS\n%s;\n\n-- all sites, load curve\n%s;\n\n-- all sites, indexes\n%s;\n```\n</details>\n\n",
+		pgIndexSQL("day"), pgIndexSQL("month"), pgCurveSQL, pgCurveScanSQL, pgIndexScanSQL)
 	w("<details><summary>The ClickHouse queries (one site shown)</summary>\n\n```sql\n")
 	for _, sc := range scenarios("B0500", r.spec.Year) {
 		w("-- %s\n%s;\n\n", sc.name, strings.TrimSpace(sc.sql))

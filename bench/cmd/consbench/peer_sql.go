@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"energy/bench"
 )
@@ -10,10 +11,23 @@ import (
 // latest generation per (dial, ts) or per point, chosen with DISTINCT ON in the order of the
 // btree (no sort), index differences summed per local step, load-curve energy per hour split
 // HC/HP. Steps come back as Unix seconds, energies as Wh, so that both stores compare exactly.
+// The step unit and the time zone are literals in the text, as a user writing a dashboard's
+// query would have them: the planner sees them (each unit its own prepared statement), only
+// the tenant, site and instants are bound.
 
-// pgIndexSQL: $1 tenant, $2 site, $3 first instant, $4 last instant (included: the reading that
-// closes the last step), $5 date_trunc unit (day, month), $6 time zone.
-const pgIndexSQL = `SELECT dial, extract(epoch FROM date_trunc($5, ts, $6))::bigint AS step, sum(d)::float8 AS wh FROM (
+// pgZone is the data set's time zone as an SQL literal.
+var pgZone = pgLiteral(bench.Timezone)
+
+// pgLiteral quotes a constant of the benchmark (never input) as an SQL string literal.
+func pgLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// pgIndexSQL is the index aggregation per unit of date_trunc (day, month): $1 tenant, $2 site,
+// $3 first instant, $4 last instant (included: the reading that closes the last step).
+func pgIndexSQL(unit string) string {
+	return strings.NewReplacer("$UNIT", pgLiteral(unit), "$ZONE", pgZone).Replace(pgIndexSQLText)
+}
+
+const pgIndexSQLText = `SELECT dial, extract(epoch FROM date_trunc($UNIT, ts, $ZONE))::bigint AS step, sum(d)::float8 AS wh FROM (
   SELECT dial, ts, lead(value) OVER (PARTITION BY dial ORDER BY ts) - value AS d FROM (
     SELECT DISTINCT ON (dial, ts) dial, ts, value FROM elec_indexes
     WHERE tenant_id = $1 AND site_id = $2 AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
@@ -22,39 +36,39 @@ const pgIndexSQL = `SELECT dial, extract(epoch FROM date_trunc($5, ts, $6))::big
 WHERE d IS NOT NULL
 GROUP BY dial, step ORDER BY dial, step`
 
-// pgCurveSQL: $1 tenant, $2 site, $3 first instant, $4 end (excluded), $5 time zone.
-const pgCurveSQL = `SELECT extract(epoch FROM date_trunc('hour', b))::bigint AS step,
+// pgCurveSQL: $1 tenant, $2 site, $3 first instant, $4 end (excluded).
+var pgCurveSQL = strings.ReplaceAll(`SELECT extract(epoch FROM date_trunc('hour', b))::bigint AS step,
   (sum(v * extract(epoch FROM e - b)::bigint) / 3600.0)::float8 AS wh,
-  (coalesce(sum(v * extract(epoch FROM e - b)::bigint) FILTER (WHERE extract(hour FROM b AT TIME ZONE $5) >= 22 OR extract(hour FROM b AT TIME ZONE $5) < 6), 0) / 3600.0)::float8 AS hc
+  (coalesce(sum(v * extract(epoch FROM e - b)::bigint) FILTER (WHERE extract(hour FROM b AT TIME ZONE $ZONE) >= 22 OR extract(hour FROM b AT TIME ZONE $ZONE) < 6), 0) / 3600.0)::float8 AS hc
 FROM (
   SELECT DISTINCT ON (begin_ts) begin_ts AS b, end_ts AS e, value AS v FROM load_curve_points
   WHERE tenant_id = $1 AND site_id = $2 AND begin_ts >= $3 AND begin_ts < $4
   ORDER BY begin_ts, generation_ts DESC) latest
-GROUP BY step ORDER BY step`
+GROUP BY step ORDER BY step`, "$ZONE", pgZone)
 
 // pgCurveScanSQL is every site's load-curve energy per local month, over every stored point
 // (the data set holds one generation per point; choosing the latest per point over the whole
 // table is a 17.5-M-group aggregation on ClickHouse 18.16, left to the per-site requests):
-// $1 tenant, $2 first instant, $3 end (excluded), $4 time zone.
-const pgCurveScanSQL = `SELECT site_id, extract(epoch FROM date_trunc('month', begin_ts, $4))::bigint AS step,
+// $1 tenant, $2 first instant, $3 end (excluded).
+var pgCurveScanSQL = strings.ReplaceAll(`SELECT site_id, extract(epoch FROM date_trunc('month', begin_ts, $ZONE))::bigint AS step,
   (sum(value * extract(epoch FROM end_ts - begin_ts)::bigint) / 3600.0)::float8 AS wh
 FROM load_curve_points
 WHERE tenant_id = $1 AND begin_ts >= $2 AND begin_ts < $3
-GROUP BY site_id, step ORDER BY site_id, step`
+GROUP BY site_id, step ORDER BY site_id, step`, "$ZONE", pgZone)
 
 // pgIndexScanSQL is every site's index energy per dial and local month (MONTHS semantics):
-// $1 tenant, $2 first instant, $3 last instant (included), $4 time zone. The shortcut of
+// $1 tenant, $2 first instant, $3 last instant (included). The shortcut of
 // chIndexScanSQL (each month's first reading by DISTINCT ON, then lead() over the months) was
 // measured here too and is no faster on PostgreSQL, which walks and sorts every reading either
 // way.
-const pgIndexScanSQL = `SELECT site_id, dial, extract(epoch FROM date_trunc('month', ts, $4))::bigint AS step, sum(d)::float8 AS wh FROM (
+var pgIndexScanSQL = strings.ReplaceAll(`SELECT site_id, dial, extract(epoch FROM date_trunc('month', ts, $ZONE))::bigint AS step, sum(d)::float8 AS wh FROM (
   SELECT site_id, dial, ts, lead(value) OVER (PARTITION BY site_id, dial ORDER BY ts) - value AS d FROM (
     SELECT DISTINCT ON (site_id, dial, ts) site_id, dial, ts, value FROM elec_indexes
     WHERE tenant_id = $1 AND nature IN ('MKT_SMART_DISTRIBUTOR', 'MKT_SMART_DISTRIBUTOR_INVALID')
       AND ts >= $2 AND ts <= $3
     ORDER BY site_id, dial, ts, generation_ts DESC) latest) diffs
 WHERE d IS NOT NULL
-GROUP BY site_id, dial, step ORDER BY site_id, dial, step`
+GROUP BY site_id, dial, step ORDER BY site_id, dial, step`, "$ZONE", pgZone)
 
 // chCurveScanSQL is pgCurveScanSQL for ClickHouse.
 func chCurveScanSQL(year int) string {
