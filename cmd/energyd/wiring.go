@@ -57,6 +57,7 @@ func wire(ctx context.Context, cfg config, db *schema.DB, live func(context.Cont
 	if cfg.BenchSkipDailyEnergy {
 		log.Warn("--bench-skip-daily-energy: jobs do not write the daily energy table, which goes stale (benchmarks only)")
 		afterWrite = nil
+		engine.WithoutDailyTable() // its answers come from the readings, never from the stale table
 	}
 	jobs, err := startIntake(ctx, cfg, db, reg, checker.SiteDataStored, afterWrite, log)
 	if err != nil {
