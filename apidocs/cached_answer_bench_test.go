@@ -77,7 +77,7 @@ func benchmarkCachedDaysGzip(b *testing.B, db *schema.DB, log *slog.Logger) {
 	reg := registry.New(db)
 	counter := func() prometheus.Counter { return prometheus.NewCounter(prometheus.CounterOpts{Name: "c"}) }
 	gauge := func() prometheus.Gauge { return prometheus.NewGauge(prometheus.GaugeOpts{Name: "g"}) }
-	m := cache.Metrics{Hits: counter(), Misses: counter(), Evictions: counter(), Entries: gauge(), Bytes: gauge()}
+	m := cache.Metrics{Hits: counter(), Misses: counter(), Evictions: counter(), Refreshes: counter(), RefreshesDropped: counter(), Entries: gauge(), Bytes: gauge()}
 	answers := &storedAnswers{results: cache.NewResults(reg.Versions, 100, 0, m), body: yearOfDays()}
 	h, _ := NewMain(Config{Registry: reg, Ready: db.Ping, Consumptions: answers, Logger: log})
 	secret, _, err := reg.CreateToken(context.Background(), "acme", []string{"read"}, 0, "bench")

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // GzipLevel is the compression of the gzip forms a result cache keeps. Each is made once per
@@ -16,6 +17,8 @@ const GzipLevel = gzip.DefaultCompression
 // entry is a cached answer and, once a client asked for it, its gzip form.
 type entry struct {
 	body []byte
+	src  *source      // how to compute it again (nil: an entry that was not kept)
+	used atomic.Int64 // Unix nanoseconds of the last request it answered (or its source's, refreshed)
 
 	mu      sync.Mutex
 	cached  bool   // in the LRU with its bytes counted (false once evicted)

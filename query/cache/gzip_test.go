@@ -18,7 +18,8 @@ func unregisteredMetrics() Metrics {
 	return Metrics{
 		Hits: prometheus.NewCounter(prometheus.CounterOpts{Name: "hits"}), Misses: prometheus.NewCounter(prometheus.CounterOpts{Name: "misses"}),
 		Evictions: prometheus.NewCounter(prometheus.CounterOpts{Name: "evictions"}),
-		Entries:   prometheus.NewGauge(prometheus.GaugeOpts{Name: "entries"}), Bytes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bytes"}),
+		Refreshes: prometheus.NewCounter(prometheus.CounterOpts{Name: "refreshes"}), RefreshesDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "refreshes_dropped"}),
+		Entries: prometheus.NewGauge(prometheus.GaugeOpts{Name: "entries"}), Bytes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bytes"}),
 	}
 }
 

@@ -6,7 +6,8 @@ import (
 )
 
 // NewMetrics registers the series of one analysis's result cache, named family + "_hits_total",
-// "_misses_total", "_evictions_total", "_entries" and "_bytes" (family "energy_consumption_cache":
+// "_misses_total", "_evictions_total", "_refreshes_total", "_refreshes_dropped_total", "_entries"
+// and "_bytes" (family "energy_consumption_cache":
 // energy_consumption_cache_hits_total…); answers says what the cache holds, for the help texts
 // ("Consumption answers").
 func NewMetrics(family, answers string) Metrics {
@@ -17,6 +18,10 @@ func NewMetrics(family, answers string) Metrics {
 			Help: answers + " computed (not in the cache, or what they depend on changed)."}),
 		Evictions: promauto.NewCounter(prometheus.CounterOpts{Name: family + "_evictions_total",
 			Help: answers + " dropped from the result cache to stay within its entry and byte bounds."}),
+		Refreshes: promauto.NewCounter(prometheus.CounterOpts{Name: family + "_refreshes_total",
+			Help: answers + " computed again in the background after a change of their data, because they were requested recently."}),
+		RefreshesDropped: promauto.NewCounter(prometheus.CounterOpts{Name: family + "_refreshes_dropped_total",
+			Help: "Background recomputations of " + lowerFirst(answers) + " given up (queue full, computation failed, data changing throughout): the next request computes."}),
 		Entries: promauto.NewGauge(prometheus.GaugeOpts{Name: family + "_entries",
 			Help: answers + " held in the result cache."}),
 		Bytes: promauto.NewGauge(prometheus.GaugeOpts{Name: family + "_bytes",

@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// TestNewMetricsRegistersTheNamedSeries: the five series are exposed under the names given,
+// TestNewMetricsRegistersTheNamedSeries: the seven series are exposed under the names given,
 // with help texts saying what the cache holds, and they move when the cache counts.
 func TestNewMetricsRegistersTheNamedSeries(t *testing.T) {
 	m := NewMetrics("energy_test_cache", "Test answers")
@@ -24,11 +24,13 @@ func TestNewMetricsRegistersTheNamedSeries(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{
-		"energy_test_cache_hits_total":      "Test answers served from the result cache.",
-		"energy_test_cache_misses_total":    "Test answers computed (not in the cache, or what they depend on changed).",
-		"energy_test_cache_evictions_total": "Test answers dropped from the result cache to stay within its entry and byte bounds.",
-		"energy_test_cache_entries":         "Test answers held in the result cache.",
-		"energy_test_cache_bytes":           "Approximate memory held by the result cache of test answers (encoded answers and keys).",
+		"energy_test_cache_hits_total":              "Test answers served from the result cache.",
+		"energy_test_cache_misses_total":            "Test answers computed (not in the cache, or what they depend on changed).",
+		"energy_test_cache_evictions_total":         "Test answers dropped from the result cache to stay within its entry and byte bounds.",
+		"energy_test_cache_refreshes_total":         "Test answers computed again in the background after a change of their data, because they were requested recently.",
+		"energy_test_cache_refreshes_dropped_total": "Background recomputations of test answers given up (queue full, computation failed, data changing throughout): the next request computes.",
+		"energy_test_cache_entries":                 "Test answers held in the result cache.",
+		"energy_test_cache_bytes":                   "Approximate memory held by the result cache of test answers (encoded answers and keys).",
 	} {
 		if help[name] != want {
 			t.Errorf("%s: help %q, want %q", name, help[name], want)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,8 +31,9 @@ const entryOverhead = 160
 // Metrics are the Prometheus series a result cache keeps up to date; each analysis registers
 // its own (named after its answers) and passes them to every cache it makes.
 type Metrics struct {
-	Hits, Misses, Evictions prometheus.Counter
-	Entries, Bytes          prometheus.Gauge
+	Hits, Misses, Evictions     prometheus.Counter
+	Refreshes, RefreshesDropped prometheus.Counter
+	Entries, Bytes              prometheus.Gauge
 }
 
 // Results is an LRU of encoded answers. An answer is keyed by tenant, site, the normalised
@@ -41,6 +43,10 @@ type Metrics struct {
 // cached answer is never stale. Superseded entries are never hit again and age out of the LRU.
 //
 // The cache holds encoded bytes, not results: a hit costs a map lookup and a write, no encoding.
+//
+// When a version moves, the answers of the site (of the tenant, for its reference version) that
+// were requested within RefreshWindow are computed again in the background (refresh.go), so
+// that a dashboard polling them finds the new answer in the cache.
 type Results struct {
 	versions *registry.DataVersions
 	metrics  Metrics
@@ -50,7 +56,8 @@ type Results struct {
 	flight   singleflight.Group
 	// mu orders a store, which checks that its key is still current, against a DropSite, which
 	// moved the site's version first: an answer is either dropped or never stored.
-	mu sync.Mutex
+	mu      sync.Mutex
+	refresh refresher
 
 	hits, misses, evictions atomic.Uint64
 }
@@ -64,12 +71,15 @@ func NewResults(versions *registry.DataVersions, maxEntries int, maxBytes int64,
 	}
 	if maxEntries > 0 {
 		c.lru, _ = lru.NewWithEvict(maxEntries, c.evicted) // error only for size < 1
+		c.refresh.held = map[[2]string]map[string]*entry{}
 		versions.OnErased(c.DropSite)
+		versions.OnChange(c.changed)
 	}
 	return c
 }
 
 func (c *Results) evicted(key string, e *entry) {
+	c.refresh.forget(e)
 	held, dropped := e.leave()
 	n := int64(len(key)+entryOverhead) + held
 	c.bytes.Add(-n)
@@ -86,25 +96,31 @@ func (c *Results) evicted(key string, e *entry) {
 // On a miss compute makes the encoded answer, which is stored under the data version read
 // before computing (an ingest during the computation makes the next request miss again).
 // Errors of compute are returned as they are and never cached. Concurrent misses of one key
-// compute once. A GzipSlot in ctx receives the stored entry (see WithGzipSlot).
+// compute once, and join a background refresh of it under way. A GzipSlot in ctx receives the
+// stored entry (see WithGzipSlot).
+//
+// The cache keeps compute, with ctx's values (not its end), to refresh the answer after a
+// change of the site's data: compute must depend on nothing else that changes.
 func (c *Results) Get(ctx context.Context, tenantID, siteID, request string, compute func(context.Context) ([]byte, error)) (body []byte, hit bool, err error) {
 	key := c.key(tenantID, siteID, request)
 	if c.lru != nil {
 		if e, ok := c.lru.Get(key); ok {
 			c.hits.Add(1)
 			c.metrics.Hits.Inc()
+			e.used.Store(time.Now().UnixNano())
 			fillGzipSlot(ctx, c, e)
 			return e.body, true, nil
 		}
 	}
 	c.misses.Add(1)
 	c.metrics.Misses.Inc()
+	src := &source{tenantID: tenantID, siteID: siteID, request: request, ctx: context.WithoutCancel(ctx), compute: compute}
 	v, err, _ := c.flight.Do(key, func() (any, error) {
 		b, err := compute(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return c.store(key, tenantID, siteID, request, b), nil
+		return c.store(key, b, src, time.Now().UnixNano()), nil
 	})
 	if err != nil {
 		return nil, false, err
@@ -129,11 +145,13 @@ func (c *Results) key(tenantID, siteID, request string) string {
 	return string(b)
 }
 
-// store keeps body under key and returns its entry; one that is not kept (caching disabled,
-// too large, or the site's data changed while it was computed: key is no longer the current
-// key of the request) is returned detached.
-func (c *Results) store(key, tenantID, siteID, request string, body []byte) *entry {
+// store keeps body under key, computed by src and last requested at used (Unix nanoseconds),
+// and returns its entry; one that is not kept (caching disabled, too large, or the site's data
+// changed while it was computed: key is no longer the current key of the request) is returned
+// detached.
+func (c *Results) store(key string, body []byte, src *source, used int64) *entry {
 	e := &entry{body: body}
+	e.used.Store(used)
 	if c.lru == nil {
 		return e
 	}
@@ -142,17 +160,18 @@ func (c *Results) store(key, tenantID, siteID, request string, body []byte) *ent
 		return e
 	}
 	c.mu.Lock()
-	if c.key(tenantID, siteID, request) != key {
+	if c.key(src.tenantID, src.siteID, src.request) != key {
 		c.mu.Unlock()
 		return e
 	}
-	e.cached = true
+	e.cached, e.src = true, src // src before the entry is in the LRU, where evicted reads it
 	if found, _ := c.lru.ContainsOrAdd(key, e); found {
 		c.mu.Unlock()
 		e.cached = false
 		return e
 	}
 	c.mu.Unlock()
+	c.refresh.hold(e)
 	c.count(n)
 	c.metrics.Entries.Inc()
 	c.trim()
@@ -217,6 +236,7 @@ func (c *Results) Purge() {
 	if c.lru == nil {
 		return
 	}
+	c.refresh.dropQueue()
 	for {
 		if _, _, ok := c.lru.RemoveOldest(); !ok {
 			return
@@ -226,14 +246,16 @@ func (c *Results) Purge() {
 
 // Stats are a cache's counters since it was made.
 type Stats struct {
-	Hits, Misses, Evictions uint64
-	Entries                 int
-	Bytes                   int64
+	Hits, Misses, Evictions     uint64
+	Refreshes, RefreshesDropped uint64
+	Entries                     int
+	Bytes                       int64
 }
 
 // Stats returns the cache's counters.
 func (c *Results) Stats() Stats {
-	s := Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(), Bytes: c.bytes.Load()}
+	s := Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(), Bytes: c.bytes.Load(),
+		Refreshes: c.refresh.done.Load(), RefreshesDropped: c.refresh.dropped.Load()}
 	if c.lru != nil {
 		s.Entries = c.lru.Len()
 	}

@@ -65,10 +65,12 @@ func TestCacheInvalidatedByTheSiteBumpOnly(t *testing.T) {
 	if v, hit := get("S1"); !hit || v != 1 {
 		t.Fatalf("S1 again: %v hit=%v, want the cached 1", v, hit)
 	}
-	// An ingest into S1 bumps its version: S1 recomputes, S2 is still served from the cache.
+	// An ingest into S1 bumps its version: S1, polled, is computed again in the background and
+	// the next request hits the new answer; S2 keeps its cached one.
 	versions.Bump("acme", "S1")
-	if v, hit := get("S1"); hit || v != 3 {
-		t.Fatalf("S1 after its bump: %v hit=%v, want a recomputed 3", v, hit)
+	waitRefreshes(t, c, 1)
+	if v, hit := get("S1"); !hit || v != 3 {
+		t.Fatalf("S1 after its bump: %v hit=%v, want the refreshed 3", v, hit)
 	}
 	if v, hit := get("S2"); !hit || v != 2 {
 		t.Fatalf("S2 after S1's bump: %v hit=%v, want the cached 2", v, hit)
@@ -82,18 +84,23 @@ func TestCacheInvalidatedByTheSiteBumpOnly(t *testing.T) {
 	if hit || total(t, b) != 4 {
 		t.Fatalf("globex S2 shares acme's entry")
 	}
-	// A tenant-wide reference change (site or tariff edited) invalidates the tenant's answers.
+	// A tenant-wide reference change (site or tariff edited) invalidates the tenant's answers:
+	// both are computed again, the one requested longest ago (S1) first.
 	versions.Bump("acme", "")
-	if _, hit := get("S2"); hit {
-		t.Fatal("S2 served from the cache after a tenant reference change")
+	waitRefreshes(t, c, 3)
+	if v, hit := get("S2"); !hit || v != 6 {
+		t.Fatalf("S2 after a tenant reference change: %v hit=%v, want the refreshed 6", v, hit)
+	}
+	if v, hit := get("S1"); !hit || v != 5 {
+		t.Fatalf("S1 after a tenant reference change: %v hit=%v, want the refreshed 5", v, hit)
 	}
 	// A different request is a different entry.
 	if _, hit, _ := c.JSON(ctx, "acme", "S1", "startTs=...&stepUnit=MONTHS", resolveSite("S1")); hit {
 		t.Fatal("another request hit S1's DAYS entry")
 	}
 	st := c.Stats()
-	if st.Hits != 3 || st.Misses != 6 {
-		t.Errorf("stats %+v, want 3 hits and 6 misses", st)
+	if st.Hits != 6 || st.Misses != 4 || st.Refreshes != 3 {
+		t.Errorf("stats %+v, want 6 hits, 4 misses and 3 refreshes", st)
 	}
 }
 

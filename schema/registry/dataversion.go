@@ -28,7 +28,8 @@ type DataVersions struct {
 	seen    uint64               // highest recorded version seen by Watch
 	since   uint64               // recorded versions up to this one predate the process
 
-	onErased []func(tenantID, siteID string) // see OnErased
+	onErased  []func(tenantID, siteID string) // see OnErased
+	listeners []func(tenantID, siteID string) // told of every change, local or watched
 }
 
 // NewDataVersions returns an empty counter set that sees this process's changes only.
@@ -63,12 +64,34 @@ func (v *DataVersions) tenantVersions() map[string]uint64 {
 	return out
 }
 
+// OnChange has f told of every change of a version, after it is counted: this process's
+// (Bump) and, with a database, the ones Watch applies from other processes. f runs on the
+// changer's goroutine (an ingest worker, the watcher), so it must return fast; it may call Get.
+func (v *DataVersions) OnChange(f func(tenantID, siteID string)) {
+	v.mu.Lock()
+	v.listeners = append(v.listeners, f)
+	v.mu.Unlock()
+}
+
+// changed tells the listeners of the changes of keys; v.mu must not be held.
+func (v *DataVersions) changed(keys ...[2]string) {
+	v.mu.RLock()
+	listeners := v.listeners
+	v.mu.RUnlock()
+	for _, k := range keys {
+		for _, f := range listeners {
+			f(k[0], k[1])
+		}
+	}
+}
+
 // Bump records a change to the site's data.
 func (v *DataVersions) Bump(tenantID, siteID string) {
 	key := [2]string{tenantID, siteID}
 	v.mu.Lock()
 	v.byID[key]++
 	v.mu.Unlock()
+	v.changed(key)
 	if v.db == nil {
 		return
 	}
@@ -174,6 +197,8 @@ func (v *DataVersions) poll(ctx context.Context) error {
 		return err
 	}
 	defer rows.Close()
+	var changed [][2]string
+	defer func() { v.changed(changed...) }() // after the unlock below (deferred calls run last first)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for rows.Next() {
@@ -191,6 +216,7 @@ func (v *DataVersions) poll(ctx context.Context) error {
 		v.applied[k] = ver
 		if ver > v.since {
 			v.byID[k]++
+			changed = append(changed, k)
 		}
 	}
 	return rows.Err()

@@ -1,0 +1,195 @@
+package cache
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RefreshWindow is how recently an answer must have been requested for a change of its data to
+// compute it again ahead of the next request: dashboards poll far more often, and an answer
+// nobody asks for any more is left to age out instead of costing a computation per ingest.
+const RefreshWindow = 5 * time.Minute
+
+// refreshQueueLen bounds the refreshes one cache has waiting. Beyond it a refresh is dropped:
+// the next request for that answer computes it, as without refresh.
+const refreshQueueLen = 1000
+
+// refreshAttempts bounds the computations of one refresh whose data changes again while it is
+// computed (each result is stored under the version read before computing it, so a moved
+// version makes it unreachable, never stale).
+const refreshAttempts = 3
+
+// refreshTimeout bounds one computation of a refresh.
+const refreshTimeout = time.Minute
+
+// refreshSlots is how many refreshes run at once in the process, all caches together: one, so
+// that refreshes take at most about one processor from ingest and requests.
+var refreshSlots = make(chan struct{}, 1)
+
+// source is how an answer was computed: what Results.Get received, the request's context kept
+// for its values only.
+type source struct {
+	tenantID, siteID, request string
+	ctx                       context.Context
+	compute                   func(context.Context) ([]byte, error)
+}
+
+// queueKey names the answer, whatever its version.
+func (s *source) queueKey() string { return s.tenantID + "\x00" + s.siteID + "\x00" + s.request }
+
+// refresher is the bookkeeping of a result cache's refreshes.
+type refresher struct {
+	mu       sync.Mutex
+	held     map[[2]string]map[string]*entry // the newest entry kept of each answer, by tenant and site, then request
+	queue    []*entry                        // invalidated entries to compute again, oldest change first
+	queued   map[string]bool                 // queueKey of the entries in queue
+	draining bool                            // a goroutine works through queue
+
+	done, dropped atomic.Uint64
+}
+
+// hold records e, just kept, as its answer's newest entry.
+func (r *refresher) hold(e *entry) {
+	k := [2]string{e.src.tenantID, e.src.siteID}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.held[k]
+	if m == nil {
+		m = map[string]*entry{}
+		r.held[k] = m
+	}
+	m[e.src.request] = e
+}
+
+// forget drops e, evicted, unless a newer entry of its answer replaced it.
+func (r *refresher) forget(e *entry) {
+	if e.src == nil {
+		return
+	}
+	k := [2]string{e.src.tenantID, e.src.siteID}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.held[k]; m[e.src.request] == e {
+		delete(m, e.src.request)
+		if len(m) == 0 {
+			delete(r.held, k)
+		}
+	}
+}
+
+// changed is told by the data versions that the site's version moved (site "": the tenant's
+// reference version, which every answer of the tenant reads): the entries of the answers it
+// invalidates that were requested within RefreshWindow are queued to be computed again, those
+// requested longest ago first.
+func (c *Results) changed(tenantID, siteID string) {
+	r := &c.refresh
+	since := time.Now().Add(-RefreshWindow).UnixNano()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var stale []*entry
+	for k, m := range r.held {
+		if k[0] != tenantID || (siteID != "" && k[1] != siteID) {
+			continue
+		}
+		for _, e := range m {
+			if e.used.Load() >= since {
+				stale = append(stale, e)
+			}
+		}
+		delete(r.held, k)
+	}
+	slices.SortFunc(stale, func(a, b *entry) int { return cmp.Compare(a.used.Load(), b.used.Load()) })
+	if r.queued == nil {
+		r.queued = map[string]bool{}
+	}
+	for _, e := range stale {
+		qk := e.src.queueKey()
+		if r.queued[qk] { // already waiting: it computes under the version of its turn
+			continue
+		}
+		if len(r.queue) >= refreshQueueLen {
+			r.dropped.Add(1)
+			c.metrics.RefreshesDropped.Inc()
+			continue
+		}
+		r.queue = append(r.queue, e)
+		r.queued[qk] = true
+	}
+	if len(r.queue) > 0 && !r.draining {
+		r.draining = true
+		go c.drain()
+	}
+}
+
+// drain computes the queued refreshes one after the other, each in one of refreshSlots, until
+// the queue is empty.
+func (c *Results) drain() {
+	r := &c.refresh
+	for {
+		r.mu.Lock()
+		if len(r.queue) == 0 {
+			r.draining = false
+			r.mu.Unlock()
+			return
+		}
+		e := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		delete(r.queued, e.src.queueKey())
+		r.mu.Unlock()
+
+		refreshSlots <- struct{}{}
+		ok := c.recompute(e)
+		<-refreshSlots
+		if ok {
+			r.done.Add(1)
+			c.metrics.Refreshes.Inc()
+		} else {
+			r.dropped.Add(1)
+			c.metrics.RefreshesDropped.Inc()
+		}
+	}
+}
+
+// recompute computes e's answer under the current versions and keeps it, joined with any
+// request computing the same key, and reports whether the cache now holds the answer of the
+// current versions. A version that moves during the computation makes it compute again.
+func (c *Results) recompute(e *entry) bool {
+	src := e.src
+	for range refreshAttempts {
+		key := c.key(src.tenantID, src.siteID, src.request)
+		if held, ok := c.lru.Peek(key); ok { // a request computed it meanwhile
+			c.refresh.hold(held) // again: changed dropped it if it came before the change's turn
+			return true
+		}
+		ctx, cancel := context.WithTimeout(src.ctx, refreshTimeout)
+		_, err, _ := c.flight.Do(key, func() (any, error) {
+			b, err := src.compute(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c.store(key, b, src, e.used.Load()), nil
+		})
+		cancel()
+		if err != nil {
+			return false
+		}
+		if c.key(src.tenantID, src.siteID, src.request) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// dropQueue forgets the refreshes waiting (Purge: a cold cache stays cold).
+func (r *refresher) dropQueue() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.queue)
+	r.queue = r.queue[:0]
+	clear(r.queued)
+}
