@@ -179,14 +179,20 @@ func (s *Service) process(e *entry) {
 		s.fail(e, "insert the rows", err)
 		return
 	}
-	for _, site := range sitesOf(fileRows) {
-		s.cfg.Registry.Versions.Bump(job.TenantID, site)
+	// The sites' versions move once what their readings change (the daily energy table) is
+	// written too, failed or not: an answer computed, or refreshed ahead, under a new version
+	// reads both.
+	bump := func() {
+		for _, site := range sitesOf(fileRows) {
+			s.cfg.Registry.Versions.Bump(job.TenantID, site)
+		}
 	}
 	if s.afterInsert != nil {
 		s.afterInsert(ictx, job)
 	}
 	if spans := readingSpans(fileRows); s.cfg.AfterWrite != nil && len(spans) > 0 {
 		if err := s.cfg.AfterWrite(ictx, sitedata.Written{TenantID: job.TenantID, JobID: job.ID, Spans: spans}); err != nil {
+			bump()
 			s.fail(e, "write what the job's readings change", err)
 			return
 		}
@@ -197,6 +203,7 @@ func (s *Service) process(e *entry) {
 			s.cfg.Registry.Versions.Bump(job.TenantID, site)
 		}
 	}
+	bump()
 	if s.cfg.AfterStore != nil {
 		if err := s.cfg.AfterStore(ictx, stored); err != nil {
 			s.fail(e, "record the job's events", err)

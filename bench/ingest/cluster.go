@@ -212,7 +212,7 @@ func yearPath(site, unit string) string {
 
 // expect sends one read and fails unless it is a 200 with the X-Cache wanted.
 func (d *dashboards) expect(url, cache string) ([]byte, error) {
-	st, b, hdr, err := d.get(url)
+	st, b, hdr, err := d.get(url, d.token)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,7 @@ type options struct {
 	dsn        string
 	mixed      mixedOptions
 	mixedRun   bool
+	pprof      string // with --mixed: the uploads' energyd's --pprof-listen
 	cluster    clusterOptions
 	clusterRun bool
 }
@@ -80,6 +81,9 @@ func main() {
 	flag.IntVar(&o.mixed.cachedClients, "cached-clients", 4, "with --mixed: dashboards asking cached answers")
 	flag.DurationVar(&o.mixed.computedEvery, "computed-every", 250*time.Millisecond, "with --mixed: poll interval of each computed dashboard")
 	flag.DurationVar(&o.mixed.cachedEvery, "cached-every", 20*time.Millisecond, "with --mixed: poll interval of each cached dashboard")
+	flag.StringVar(&o.pprof, "pprof-listen", "", "with --mixed: loopback address on which the energyd taking the uploads serves /debug/pprof/ (profile it during the ingest phase)")
+	flag.IntVar(&o.mixed.touchedClients, "touched-clients", 4, "with --mixed: dashboards polling the cached answer of a site the uploads write to (one site each)")
+	flag.DurationVar(&o.mixed.touchedEvery, "touched-every", 100*time.Millisecond, "with --mixed: poll interval of each dashboard of an uploaded site")
 	flag.BoolVar(&o.clusterRun, "cluster", false, "compare instead a single ClickHouse and a local cluster (make bench-cluster): ingest through 1 and 2 energyd, consumption latency on --read-sites sites")
 	flag.IntVar(&o.cluster.archives, "cluster-archives", 16, "with --cluster: archives per ingest measurement")
 	flag.IntVar(&o.cluster.uploaders, "cluster-uploaders", 4, "with --cluster: concurrent uploaders")
