@@ -58,7 +58,7 @@ func WithGzipSlot(ctx context.Context, s *GzipSlot) context.Context {
 }
 
 func fillGzipSlot(ctx context.Context, c *Results, e *entry) {
-	if s, ok := ctx.Value(gzipSlotKey{}).(*GzipSlot); ok {
+	if s, ok := ctx.Value(gzipSlotKey{}).(*GzipSlot); ok && s != nil {
 		s.c, s.e = c, e
 	}
 }

@@ -38,6 +38,12 @@ type source struct {
 	compute                   func(context.Context) ([]byte, error)
 }
 
+// detach returns ctx's values for a refresh: not its end (the request is over by then), nor its
+// GzipSlot (which would keep the request's answer alive with the source).
+func detach(ctx context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(ctx), gzipSlotKey{}, (*GzipSlot)(nil))
+}
+
 // queueKey names the answer, whatever its version.
 func (s *source) queueKey() string { return s.tenantID + "\x00" + s.siteID + "\x00" + s.request }
 

@@ -114,7 +114,7 @@ func (c *Results) Get(ctx context.Context, tenantID, siteID, request string, com
 	}
 	c.misses.Add(1)
 	c.metrics.Misses.Inc()
-	src := &source{tenantID: tenantID, siteID: siteID, request: request, ctx: context.WithoutCancel(ctx), compute: compute}
+	src := &source{tenantID: tenantID, siteID: siteID, request: request, ctx: detach(ctx), compute: compute}
 	v, err, _ := c.flight.Do(key, func() (any, error) {
 		b, err := compute(ctx)
 		if err != nil {
