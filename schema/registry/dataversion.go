@@ -192,21 +192,33 @@ func (v *DataVersions) poll(ctx context.Context) error {
 	if v.seen > uint64(watchLookBack) {
 		from = v.seen - uint64(watchLookBack)
 	}
+	// Read whole before taking the lock: rows arrive as ClickHouse computes them, and every
+	// cached answer's key reads the versions under that lock (under ingest the query took tens
+	// of milliseconds, and so did every cached read that came meanwhile).
+	type recorded struct {
+		key [2]string
+		ver uint64
+	}
+	var got []recorded
 	rows, err := v.db.Conn.Query(ctx, "SELECT tenant_id, site_id, max(version) FROM "+tables.DataVersions+" WHERE version > ? GROUP BY tenant_id, site_id", from)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	var changed [][2]string
-	defer func() { v.changed(changed...) }() // after the unlock below (deferred calls run last first)
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	for rows.Next() {
-		var k [2]string
-		var ver uint64
-		if err := rows.Scan(&k[0], &k[1], &ver); err != nil {
+		var r recorded
+		if err := rows.Scan(&r.key[0], &r.key[1], &r.ver); err != nil {
 			return err
 		}
+		got = append(got, r)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var changed [][2]string
+	v.mu.Lock()
+	for _, r := range got {
+		k, ver := r.key, r.ver
 		if ver > v.seen {
 			v.seen = ver
 		}
@@ -219,5 +231,7 @@ func (v *DataVersions) poll(ctx context.Context) error {
 			changed = append(changed, k)
 		}
 	}
-	return rows.Err()
+	v.mu.Unlock()
+	v.changed(changed...)
+	return nil
 }
