@@ -43,6 +43,7 @@ const authCacheTTL = 5 * time.Second
 
 type authEntry struct {
 	token      Token
+	read       time.Time // when it was read from ClickHouse
 	until      time.Time
 	generation uint64 // of api_tokens when the token was read
 }
@@ -53,17 +54,38 @@ type authEntry struct {
 type tokenCache struct {
 	mu         sync.Mutex
 	entries    map[string]authEntry
+	renewing   map[string]bool // hashes being read again ahead of their expiry
 	generation atomic.Uint64
 }
 
-func (c *tokenCache) get(hash string, now time.Time) (Token, bool) {
+// get returns the cached token of hash, and renew when the caller should read it again in the
+// background (see Store.renew): it was read more than half authCacheTTL ago and nobody is
+// reading it yet.
+func (c *tokenCache) get(hash string, now time.Time) (t Token, ok, renew bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[hash]
 	if !ok || !now.Before(e.until) || e.generation != c.generation.Load() {
-		return Token{}, false
+		return Token{}, false, false
 	}
-	return e.token, true
+	if now.Sub(e.read) >= authCacheTTL/2 && !c.renewing[hash] {
+		if c.renewing == nil {
+			c.renewing = map[string]bool{}
+		}
+		c.renewing[hash] = true
+		renew = true
+	}
+	return e.token, true, renew
+}
+
+// renewed ends the renewal of hash; a token no longer valid (revoked meanwhile) is dropped.
+func (c *tokenCache) renewed(hash string, valid bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.renewing, hash)
+	if !valid {
+		delete(c.entries, hash)
+	}
 }
 
 // put caches t, read from ClickHouse when the cache was at generation gen.
@@ -77,7 +99,7 @@ func (c *tokenCache) put(hash string, t Token, now time.Time, gen uint64) {
 	if !t.ExpiresTS.IsZero() && t.ExpiresTS.Before(until) {
 		until = t.ExpiresTS // never trust a token past its expiry
 	}
-	c.entries[hash] = authEntry{token: t, until: until, generation: gen}
+	c.entries[hash] = authEntry{token: t, read: now, until: until, generation: gen}
 }
 
 func (c *tokenCache) clear() {
@@ -188,7 +210,10 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 	}
 	hash := hashSecret(secret)
 	now := s.now()
-	if t, ok := s.auth.get(hash, now); ok {
+	if t, ok, renew := s.auth.get(hash, now); ok {
+		if renew {
+			go s.renew(id, hash)
+		}
 		return t, nil
 	}
 	gen := s.auth.generation.Load()
@@ -204,6 +229,27 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 	}
 	s.auth.put(hash, t, now, gen)
 	return t, nil
+}
+
+// renew reads a cached token again before it expires, so that a client using it steadily never
+// waits for ClickHouse (under ingest, the requests that found it expired waited for that read).
+// The token is trusted for authCacheTTL from this read, as on a miss; one revoked or expired
+// meanwhile is dropped, and a failed read leaves the entry to expire.
+func (s *Store) renew(id, hash string) {
+	now := s.now()
+	gen := s.auth.generation.Load()
+	ctx, cancel := context.WithTimeout(context.Background(), authCacheTTL)
+	defer cancel()
+	t, storedHash, err := s.token(ctx, id)
+	if err != nil && err != ErrNotFound {
+		s.auth.renewed(hash, true)
+		return
+	}
+	valid := err == nil && subtle.ConstantTimeCompare([]byte(storedHash), []byte(hash)) == 1 && t.Active(now)
+	if valid {
+		s.auth.put(hash, t, now, gen)
+	}
+	s.auth.renewed(hash, valid)
 }
 
 func (s *Store) token(ctx context.Context, id string) (Token, string, error) {

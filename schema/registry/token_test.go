@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"energy/schema"
 )
 
 func TestTokenSecretIsStoredOnlyAsItsSHA256(t *testing.T) {
@@ -229,5 +231,62 @@ func TestCacheWithoutWatcherKeepsTheToken(t *testing.T) {
 	}
 	if _, err := s.Authenticate(ctx, secret); err != nil {
 		t.Fatalf("without a watcher the cached token should still pass within its TTL: %v", err)
+	}
+}
+
+// waitRenewals waits until no cached token of s is being read again in the background.
+func waitRenewals(t *testing.T, s *Store) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		s.auth.mu.Lock()
+		n := len(s.auth.renewing)
+		s.auth.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a token renewal still runs after 10 s")
+		}
+	}
+}
+
+// A token used steadily is read again in the background once half its cache TTL has passed:
+// requests never wait for ClickHouse to authenticate it, and a revocation by another process
+// (no watcher here) is still seen by the next renewal, never trusted past a TTL from a read.
+func TestSteadilyUsedTokenIsRenewedAhead(t *testing.T) {
+	s, now := newStore(t)
+	other := New(s.DB())
+	ctx := context.Background()
+	secret, tok, err := s.CreateToken(ctx, "acme", []string{"read"}, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := *now
+	authenticate := func(at time.Duration) (int64, error) {
+		t.Helper()
+		*now = start.Add(at)
+		cctx, queries := schema.CountQueries(ctx)
+		_, err := s.Authenticate(cctx, secret)
+		n := queries()
+		waitRenewals(t, s)
+		return n, err
+	}
+	if n, err := authenticate(0); err != nil || n != 1 {
+		t.Fatalf("first use: %d queries, %v; want 1 read", n, err)
+	}
+	if n, err := authenticate(3 * time.Second); err != nil || n != 0 { // renewed in the background
+		t.Fatalf("at 3 s: %d queries, %v; want the cached token", n, err)
+	}
+	if n, err := authenticate(6 * time.Second); err != nil || n != 0 { // past the first read's TTL
+		t.Fatalf("at 6 s: %d queries, %v; want the token renewed at 3 s, without a query", n, err)
+	}
+	if _, err := other.RevokeToken(ctx, tok.TokenID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := authenticate(9 * time.Second); err != nil { // within the 6 s renewal's TTL; renews again
+		t.Fatalf("at 9 s: %v; want the cached token (read at 6 s)", err)
+	}
+	if _, err := authenticate(9 * time.Second); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("after the renewal that read the revocation: %v, want ErrUnauthenticated", err)
 	}
 }
