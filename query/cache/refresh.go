@@ -199,3 +199,61 @@ func (r *refresher) dropQueue() {
 	r.queue = r.queue[:0]
 	clear(r.queued)
 }
+
+// preparedMax bounds the answers one cache computes before a change of a site's data is counted
+// (the ingest job that made it waits for them); the others are refreshed after it.
+const preparedMax = 4
+
+// prepare is asked by the data versions before this process counts a change of a site's data,
+// whose rows are written by then: it computes the site's answers requested most recently (within
+// RefreshWindow, at most preparedMax) under the version the change will give, and stores them
+// once the change is counted, so that no poll after it misses. They are never stale: they are
+// served only under the version read plus one, which is then the version this change gave
+// (versions only grow), so every change counted before it was counted before the computation
+// began, its rows written. If another change came between (a watched one), that version is
+// already past: the answers are not stored, and the refreshes after the change make them.
+// Computing before the version moves, an answer must read the data, never another answer cached
+// under the site's version (which would be the old one).
+func (c *Results) prepare(tenantID, siteID string) (counted func()) {
+	r := &c.refresh
+	since := time.Now().Add(-RefreshWindow).UnixNano()
+	r.mu.Lock()
+	var polled []*entry
+	for _, e := range r.held[[2]string{tenantID, siteID}] {
+		if e.used.Load() >= since {
+			polled = append(polled, e)
+		}
+	}
+	r.mu.Unlock()
+	if len(polled) == 0 {
+		return nil
+	}
+	slices.SortFunc(polled, func(a, b *entry) int { return cmp.Compare(b.used.Load(), a.used.Load()) }) // most recent first
+	polled = polled[:min(len(polled), preparedMax)]
+
+	next, tenantVersion := c.versions.Get(tenantID, siteID)+1, c.versions.Get(tenantID, "")
+	type ready struct {
+		key  string
+		body []byte
+		e    *entry
+	}
+	var made []ready
+	refreshSlots <- struct{}{}
+	for _, e := range polled {
+		ctx, cancel := context.WithTimeout(e.src.ctx, refreshTimeout)
+		b, err := e.src.compute(ctx)
+		cancel()
+		if err == nil {
+			made = append(made, ready{keyAt(tenantID, siteID, next, tenantVersion, e.src.request), b, e})
+		}
+	}
+	<-refreshSlots
+	return func() {
+		if c.versions.Get(tenantID, siteID) != next || c.versions.Get(tenantID, "") != tenantVersion {
+			return
+		}
+		for _, m := range made {
+			c.store(m.key, m.body, m.e.src, m.e.used.Load())
+		}
+	}
+}

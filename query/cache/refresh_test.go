@@ -90,7 +90,7 @@ func TestRefreshRedoesWhenTheVersionMovesMeanwhile(t *testing.T) {
 	if _, _, err := c.Get(context.Background(), "acme", "S1", "r", compute); err != nil {
 		t.Fatal(err)
 	}
-	versions.Bump("acme", "S1")
+	versions.Bump("acme", "") // refreshed after the change (not prepared before it)
 	st := waitRefreshes(t, c, 1)
 	if st.Refreshes != 1 || calls.Load() != 3 {
 		t.Fatalf("stats %+v after %d computations, want one refresh computed twice", st, calls.Load())
@@ -98,5 +98,47 @@ func TestRefreshRedoesWhenTheVersionMovesMeanwhile(t *testing.T) {
 	b, hit, err := c.Get(context.Background(), "acme", "S1", "r", compute)
 	if err != nil || !hit || string(b) != "3" {
 		t.Fatalf("answer %s hit=%v err=%v, want the second refresh computation's 3 from the cache", b, hit, err)
+	}
+}
+
+// TestPreparedAnswerDroppedWhenAnotherChangeComesBetween: the answer computed before a site's
+// change is counted is served only under the versions that change gives; here the tenant's
+// reference data changes while it is computed, so it is never served, and the answer is
+// computed again after both changes.
+func TestPreparedAnswerDroppedWhenAnotherChangeComesBetween(t *testing.T) {
+	versions := registry.NewDataVersions()
+	c := NewResults(versions, 100, 0, unregisteredMetrics())
+	var calls atomic.Int64
+	compute := func(context.Context) ([]byte, error) {
+		n := calls.Add(1)
+		if n == 2 { // the prepared computation: another change comes meanwhile
+			versions.Bump("acme", "")
+		}
+		return []byte(strconv.FormatInt(n, 10)), nil
+	}
+	if _, _, err := c.Get(context.Background(), "acme", "S1", "r", compute); err != nil {
+		t.Fatal(err)
+	}
+	versions.Bump("acme", "S1")
+	waitRefreshes(t, c, 1)
+	b, hit, err := c.Get(context.Background(), "acme", "S1", "r", compute)
+	if err != nil || string(b) != "3" || !hit {
+		t.Fatalf("answer %s hit=%v err=%v, want 3 refreshed after both changes (2 was prepared for the site's change alone)", b, hit, err)
+	}
+}
+
+// TestPreparedAnswerServedRightAfterTheChange: an answer polled before a change of its site's
+// data is a hit at once after the change is counted, with the new value.
+func TestPreparedAnswerServedRightAfterTheChange(t *testing.T) {
+	versions := registry.NewDataVersions()
+	c := NewResults(versions, 100, 0, unregisteredMetrics())
+	var calls atomic.Int64
+	if _, _, err := c.Get(context.Background(), "acme", "S1", "r", counted(&calls)); err != nil {
+		t.Fatal(err)
+	}
+	versions.Bump("acme", "S1")
+	b, hit, err := c.Get(context.Background(), "acme", "S1", "r", counted(&calls))
+	if err != nil || string(b) != "2" || !hit {
+		t.Fatalf("answer %s hit=%v err=%v, want the prepared 2 from the cache", b, hit, err)
 	}
 }

@@ -73,6 +73,7 @@ func NewResults(versions *registry.DataVersions, maxEntries int, maxBytes int64,
 		c.lru, _ = lru.NewWithEvict(maxEntries, c.evicted) // error only for size < 1
 		c.refresh.held = map[[2]string]map[string]*entry{}
 		versions.OnErased(c.DropSite)
+		versions.OnPrepare(c.prepare)
 		versions.OnChange(c.changed)
 	}
 	return c
@@ -130,16 +131,21 @@ func (c *Results) Get(ctx context.Context, tenantID, siteID, request string, com
 	return e.body, false, nil
 }
 
-// key joins the parts with a byte that none of them holds (ids are [A-Za-z0-9._:-]).
+// key is the key of the answer under the current versions.
 func (c *Results) key(tenantID, siteID, request string) string {
+	return keyAt(tenantID, siteID, c.versions.Get(tenantID, siteID), c.versions.Get(tenantID, ""), request)
+}
+
+// keyAt joins the parts with a byte that none of them holds (ids are [A-Za-z0-9._:-]).
+func keyAt(tenantID, siteID string, siteVersion, tenantVersion uint64, request string) string {
 	var b []byte
 	b = append(b, tenantID...)
 	b = append(b, 0)
 	b = append(b, siteID...)
 	b = append(b, 0)
-	b = strconv.AppendUint(b, c.versions.Get(tenantID, siteID), 10)
+	b = strconv.AppendUint(b, siteVersion, 10)
 	b = append(b, 0)
-	b = strconv.AppendUint(b, c.versions.Get(tenantID, ""), 10)
+	b = strconv.AppendUint(b, tenantVersion, 10)
 	b = append(b, 0)
 	b = append(b, request...)
 	return string(b)

@@ -28,8 +28,10 @@ type DataVersions struct {
 	seen    uint64               // highest recorded version seen by Watch
 	since   uint64               // recorded versions up to this one predate the process
 
-	onErased  []func(tenantID, siteID string) // see OnErased
-	listeners []func(tenantID, siteID string) // told of every change, local or watched
+	onErased  []func(tenantID, siteID string)        // see OnErased
+	listeners []func(tenantID, siteID string)        // told of every change, local or watched
+	preparers []func(tenantID, siteID string) func() // asked before each Bump of a site's data
+	bumping   sync.Mutex                             // one prepared Bump at a time
 }
 
 // NewDataVersions returns an empty counter set that sees this process's changes only.
@@ -73,6 +75,17 @@ func (v *DataVersions) OnChange(f func(tenantID, siteID string)) {
 	v.mu.Unlock()
 }
 
+// OnPrepare has f asked before this process counts a change of a site's data (Bump with a
+// site): f may compute, on the data already written, what the change's new version will need,
+// and returns what to do once the change is counted (nil: nothing). Prepared Bumps run one at a
+// time: two ingest jobs writing to one site would otherwise both prepare for the same next
+// version, and the second's work would be lost.
+func (v *DataVersions) OnPrepare(f func(tenantID, siteID string) (counted func())) {
+	v.mu.Lock()
+	v.preparers = append(v.preparers, f)
+	v.mu.Unlock()
+}
+
 // changed tells the listeners of the changes of keys; v.mu must not be held.
 func (v *DataVersions) changed(keys ...[2]string) {
 	v.mu.RLock()
@@ -85,12 +98,31 @@ func (v *DataVersions) changed(keys ...[2]string) {
 	}
 }
 
-// Bump records a change to the site's data.
+// Bump records a change to the site's data, once the preparers (OnPrepare) have made ready what
+// the new version needs.
 func (v *DataVersions) Bump(tenantID, siteID string) {
 	key := [2]string{tenantID, siteID}
+	v.mu.RLock()
+	preparers := v.preparers
+	v.mu.RUnlock()
+	var counted []func()
+	if siteID != "" && len(preparers) > 0 {
+		v.bumping.Lock()
+		for _, p := range preparers {
+			if f := p(tenantID, siteID); f != nil {
+				counted = append(counted, f)
+			}
+		}
+	}
 	v.mu.Lock()
 	v.byID[key]++
 	v.mu.Unlock()
+	if siteID != "" && len(preparers) > 0 {
+		for _, f := range counted {
+			f()
+		}
+		v.bumping.Unlock()
+	}
 	v.changed(key)
 	if v.db == nil {
 		return
