@@ -202,7 +202,20 @@ func runMixed(ctx context.Context, o options) error {
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(o.out, []byte(md), 0o644)
+	old, _ := os.ReadFile(o.out) // none yet: nothing to keep
+	return os.WriteFile(o.out, []byte(keepProfiles(string(old), md)), 0o644)
+}
+
+// profilesHeading starts the part of the results written by hand from profiles of a run (with
+// --pprof-listen): a new run rewrites the tables and keeps it.
+const profilesHeading = "\n## Profiles"
+
+// keepProfiles is md followed by old's profiles part, if it has one.
+func keepProfiles(old, md string) string {
+	if i := strings.Index(old, profilesHeading); i >= 0 {
+		return md + old[i:]
+	}
+	return md
 }
 
 // readYear is the year of the dashboards' data set.

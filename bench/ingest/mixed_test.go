@@ -107,3 +107,14 @@ func wantLines(t *testing.T, md string, wants ...string) {
 		}
 	}
 }
+
+// A new run rewrites the tables and keeps the profiles part written by hand.
+func TestNewRunKeepsTheProfiles(t *testing.T) {
+	old := "# Reads during ingest\n\n| old table |\n\n## Profiles\n\nDataVersions.Get waited 5.7 s.\n"
+	if got := keepProfiles(old, "# Reads during ingest\n\n| new table |\n"); got != "# Reads during ingest\n\n| new table |\n\n## Profiles\n\nDataVersions.Get waited 5.7 s.\n" {
+		t.Errorf("got %q", got)
+	}
+	if got := keepProfiles("# Reads during ingest\n| old |\n", "| new |\n"); got != "| new |\n" {
+		t.Errorf("without profiles: %q", got)
+	}
+}

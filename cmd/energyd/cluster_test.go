@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,22 @@ func (c replicaClient) waitJobWithin(path string, within time.Duration) (string,
 	}
 }
 
+// counter returns the value of an unlabelled series on the replica's /metrics (0 if absent).
+func (c replicaClient) counter(name string) float64 {
+	c.t.Helper()
+	_, _, b := c.do("GET", "/metrics", "", nil)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				c.t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	return 0
+}
+
 // dailyWh returns the energy total of each step (-1 for a step without data) and X-Cache.
 func (c replicaClient) dailyWh(path string) ([]float64, string) {
 	c.t.Helper()
@@ -253,6 +270,17 @@ func TestReplicasShareOneClusterStore(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("B answered A's ingest %v after the job was DONE on A", time.Since(done).Round(time.Millisecond))
+	// B had that answer polled: once its watcher read A's version, it computed it again in the
+	// background; the poll after that is a hit, with day 3.
+	for rb.counter("energy_consumption_cache_refreshes_total") < 1 {
+		if time.Since(done) > 2*time.Second {
+			t.Fatal("B did not refresh its polled answer within 2 s of A's ingest")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got, cache = rb.dailyWh(path); fmt.Sprint(got) != "[1500 2200 900]" || cache != "HIT" {
+		t.Fatalf("through B after its refresh: daily Wh %v (X-Cache %s), want [1500 2200 900] from the cache", got, cache)
+	}
 
 	// Sites through B's directory: S2, created through A, is found by B within 1 s (once B's
 	// node holds the replicated row: B's misses are read again every time, never remembered as
