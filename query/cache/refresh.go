@@ -201,8 +201,12 @@ func (r *refresher) dropQueue() {
 }
 
 // preparedMax bounds the answers one cache computes before a change of a site's data is counted
-// (the ingest job that made it waits for them); the others are refreshed after it.
-const preparedMax = 4
+// (the ingest job that made it waits for them), and preparedTimeout their time; the others are
+// refreshed after it.
+const (
+	preparedMax     = 4
+	preparedTimeout = 5 * time.Second
+)
 
 // prepare is asked by the data versions before this process counts a change of a site's data,
 // whose rows are written by then: it computes the site's answers requested most recently (within
@@ -238,9 +242,10 @@ func (c *Results) prepare(tenantID, siteID string) (counted func()) {
 		e    *entry
 	}
 	var made []ready
+	deadline := time.Now().Add(preparedTimeout)
 	refreshSlots <- struct{}{}
 	for _, e := range polled {
-		ctx, cancel := context.WithTimeout(e.src.ctx, refreshTimeout)
+		ctx, cancel := context.WithDeadline(e.src.ctx, deadline)
 		b, err := e.src.compute(ctx)
 		cancel()
 		if err == nil {

@@ -44,9 +44,11 @@ type Metrics struct {
 //
 // The cache holds encoded bytes, not results: a hit costs a map lookup and a write, no encoding.
 //
-// When a version moves, the answers of the site (of the tenant, for its reference version) that
-// were requested within RefreshWindow are computed again in the background (refresh.go), so
-// that a dashboard polling them finds the new answer in the cache.
+// Answers requested within RefreshWindow are computed again when their data changes
+// (refresh.go), so that a dashboard polling them finds the new answer in the cache: before the
+// change of a site's data is counted (its rows are written by then) for up to preparedMax of
+// them, after it in the background for the others, for the changes of other processes and for
+// those of the tenant's reference data.
 type Results struct {
 	versions *registry.DataVersions
 	metrics  Metrics
