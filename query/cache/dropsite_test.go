@@ -24,12 +24,14 @@ func TestErasedSiteLeavesTheCache(t *testing.T) {
 			}
 		}
 	}
-	versions.Bump("acme", "S1") // an old answer of S1, superseded but still held
+	// S1's data changes: both its answers, polled, are computed again under the new version;
+	// the old ones are superseded but still held.
+	versions.Bump("acme", "S1")
 	if _, _, err := c.Get(ctx, "acme", "S1", "DAYS", answer("S1DAYS-2")); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.SiteEntries("acme", "S1"); n != 3 {
-		t.Fatalf("before the erasure: %d answers of S1, want 3", n)
+	if n := c.SiteEntries("acme", "S1"); n != 4 {
+		t.Fatalf("before the erasure: %d answers of S1, want 4", n)
 	}
 
 	versions.Erased("acme", "S1")

@@ -264,3 +264,19 @@ func (c *Results) prepare(tenantID, siteID string) (counted func()) {
 		}
 	}
 }
+
+// dropSite forgets the site's refreshes waiting (an erasure: its answers are not computed again).
+func (r *refresher) dropSite(tenantID, siteID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.queue[:0]
+	for _, e := range r.queue {
+		if e.src.tenantID == tenantID && e.src.siteID == siteID {
+			delete(r.queued, e.src.queueKey())
+			continue
+		}
+		kept = append(kept, e)
+	}
+	clear(r.queue[len(kept):])
+	r.queue = kept
+}

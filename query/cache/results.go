@@ -208,6 +208,7 @@ func (c *Results) DropSite(tenantID, siteID string) {
 	if c.lru == nil || siteID == "" {
 		return
 	}
+	c.refresh.dropSite(tenantID, siteID)
 	prefix := sitePrefix(tenantID, siteID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
