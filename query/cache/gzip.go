@@ -19,6 +19,7 @@ type entry struct {
 	body []byte
 	src  *source      // how to compute it again (nil: an entry that was not kept)
 	used atomic.Int64 // Unix nanoseconds of the last request it answered (or its source's, refreshed)
+	gone bool         // evicted: never held for refresh again (guarded by the refresher's mu)
 
 	mu      sync.Mutex
 	cached  bool   // in the LRU with its bytes counted (false once evicted)

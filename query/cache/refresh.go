@@ -60,11 +60,14 @@ type refresher struct {
 	done, dropped atomic.Uint64
 }
 
-// hold records e, just kept, as its answer's newest entry.
+// hold records e, just kept, as its answer's newest entry, unless it was evicted meanwhile.
 func (r *refresher) hold(e *entry) {
 	k := [2]string{e.src.tenantID, e.src.siteID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if e.gone {
+		return
+	}
 	m := r.held[k]
 	if m == nil {
 		m = map[string]*entry{}
@@ -81,6 +84,7 @@ func (r *refresher) forget(e *entry) {
 	k := [2]string{e.src.tenantID, e.src.siteID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	e.gone = true
 	if m := r.held[k]; m[e.src.request] == e {
 		delete(m, e.src.request)
 		if len(m) == 0 {
