@@ -236,25 +236,42 @@ func (c *Engine) daysFrom(ctx context.Context, site registry.Site, fluid string,
 
 // sitesReadingsSQL is the fluid's candidate readings SQL over several sites of a tenant (the
 // sharded by-site table: on a cluster its Distributed table reads every shard), with the site
-// first: tenant ?, sites in the set ? (clickhouse.GroupSet), natures in ?, ts in [?, ?].
+// first, as its 1-based position in the sites ? (an integer, not a string per record): sites ?,
+// tenant ?, sites in the set ? (clickhouse.GroupSet), natures in ?, ts in [?, ?].
 func sitesReadingsSQL(fl *fluid) string {
 	sql := fl.readingsSQL(fl.table)
 	// IN with a set, not has(): ClickHouse reads only the sites' ranges of the table's key.
 	sql = strings.Replace(sql, siteReadingsWhere, " WHERE "+tables.TenantID+" = ? AND "+tables.SiteID+" IN ? AND has(?, "+tables.Nature+")"+
 		" AND "+tables.TS+" >= ? AND "+tables.TS+" <= ?", 1)
-	return strings.Replace(sql, "SELECT ", "SELECT "+tables.SiteID+", ", 1)
+	return strings.Replace(sql, "SELECT ", "SELECT indexOf(?, "+tables.SiteID+"), ", 1)
 }
 
 // recordsBySite runs sitesReadingsSQL (and the values of more conditions) and returns the
 // records of each site.
 func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs, natures []string, from, to time.Time, more ...any) (map[string][]record, error) {
-	out := map[string][]record{}
-	var site string
+	bySite := make([][]record, len(siteIDs))
+	var site uint64
 	set := make([]any, len(siteIDs))
 	for i, id := range siteIDs {
 		set[i] = id
 	}
-	err := scanRecords(ctx, c.db.Conn, sql, append([]any{tenantID, clickhouse.GroupSet{Value: set}, natures, from, to}, more...), []any{&site},
-		func(r record) { out[site] = append(out[site], r) })
+	bad := false
+	err := scanRecords(ctx, c.db.Conn, sql, append([]any{siteIDs, tenantID, clickhouse.GroupSet{Value: set}, natures, from, to}, more...), []any{&site},
+		func(r record) {
+			if site == 0 || site > uint64(len(siteIDs)) {
+				bad = true
+				return
+			}
+			bySite[site-1] = append(bySite[site-1], r)
+		})
+	if err == nil && bad {
+		err = errors.New("resolve index readings: a record of a site not asked for")
+	}
+	out := make(map[string][]record, len(siteIDs))
+	for i, id := range siteIDs {
+		if len(bySite[i]) > 0 { // a site named twice has its records at its first position
+			out[id] = bySite[i]
+		}
+	}
 	return out, err
 }

@@ -26,7 +26,7 @@ const (
 // refused on a cluster with a constant column; one read now fetches both.
 func gasCandidateReadingsSQL(table string) string {
 	return "SELECT " +
-		tables.List(tables.PodID, "materialize('') AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value,
+		tables.List(tables.PodID, "materialize('') AS "+tables.Dial, tables.TS, tables.IndexBeforeChange, natureCodeSQL, tables.GenerationTS, tables.Value,
 			"if("+tables.Unit+" = 'kWh', 1., if(has("+tables.ConversionUnits+", 'kWh'), "+
 				tables.ConversionFactors+"[indexOf("+tables.ConversionUnits+", 'kWh')], nan)) AS factor", tables.Unit) +
 		" FROM " + table + siteReadingsWhere

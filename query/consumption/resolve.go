@@ -74,9 +74,40 @@ func (r reading) estimated() bool { return r.priority == estimationPriority }
 // The table is the argument: the site's reader names it (fluid.readingsOf).
 func candidateReadingsSQL(table string) string {
 	return "SELECT " +
-		tables.List(tables.PodID, tables.Dial, tables.TS, tables.IndexBeforeChange, tables.Nature, tables.GenerationTS, tables.Value) +
+		tables.List(tables.PodID, tables.Dial, tables.TS, tables.IndexBeforeChange, natureCodeSQL, tables.GenerationTS, tables.Value) +
 		" FROM " + table + siteReadingsWhere
 }
+
+// natureCodes are the natures of every family, each followed by its _INVALID twin: a record's
+// nature is read as its 1-based position in them (natureCodeSQL), an integer the scan decodes
+// without reading a string per record. The list is the code's own constants, not input.
+var natureCodes = allowedNatures(nil)
+
+// natureCodeSQL selects a record's nature as its position in natureCodes (0: none of them,
+// which the reads' nature condition leaves out).
+var natureCodeSQL = func() string {
+	quoted := make([]string, len(natureCodes))
+	for i, n := range natureCodes {
+		quoted[i] = "'" + n + "'"
+	}
+	return "indexOf([" + strings.Join(quoted, ", ") + "], " + tables.Nature + ") AS " + tables.Nature + "_code"
+}()
+
+// natureOfCode is the family (index in natureFamilies) and the invalidation of each code of
+// natureCodeSQL; code 0 counts as family 0, valid, as an unknown nature always did.
+var natureOfCode = func() []struct {
+	family  int
+	invalid bool
+} {
+	out := make([]struct {
+		family  int
+		invalid bool
+	}, len(natureCodes)+1)
+	for i, n := range natureCodes {
+		out[i+1].family, out[i+1].invalid = familyOf[n], strings.HasSuffix(n, invalidSuffix)
+	}
+	return out
+}()
 
 // siteReadingsWhere keeps the site's index records (tenant ?, site ?) of a nature in ? with ts
 // in [?, ?].
@@ -316,27 +347,34 @@ func scanRecords(ctx context.Context, conn driver.Conn, sql string, args []any, 
 	defer rows.Close()
 	// Gas readings carry two more columns: their kWh conversion factor and their index unit.
 	gas := len(rows.Columns())-len(extra) > 7
+	// One set of destinations for every row: no allocation per record but its strings.
+	var (
+		r          record
+		ibc        uint8
+		nature     uint64
+		generation int64 // Unix seconds
+		factor     float64
+		unit       string
+	)
+	dest := append(append([]any{}, extra...), &r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value)
+	if gas {
+		dest = append(dest, &factor, &unit)
+	}
 	for rows.Next() {
-		var (
-			r          record
-			ibc        uint8
-			nature     string
-			generation time.Time
-		)
-		dest := append(append([]any{}, extra...), &r.pod, &r.dial, &r.ts, &ibc, &nature, &generation, &r.value)
-		r.factor = 1
-		if gas {
-			dest = append(dest, &r.factor, &r.unit)
-		}
 		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("resolve index readings: %w", err)
 		}
+		r.factor, r.unit = 1, ""
 		if gas {
-			r.factor *= 1000 // kWh → Wh per index unit
+			r.factor, r.unit = factor*1000, unit // kWh → Wh per index unit
 		}
-		r.beforeChange, r.family = ibc == 1, familyOf[nature]
-		r.rank = uint64(generation.Unix()) * 2
-		if strings.HasSuffix(nature, invalidSuffix) {
+		if nature >= uint64(len(natureOfCode)) {
+			return fmt.Errorf("resolve index readings: nature code %d", nature)
+		}
+		n := natureOfCode[nature]
+		r.beforeChange, r.family = ibc == 1, n.family
+		r.rank = uint64(generation) * 2
+		if n.invalid {
 			r.rank++
 		}
 		add(r)
