@@ -191,16 +191,19 @@ func (s *Service) process(e *entry) {
 		s.afterInsert(ictx, job)
 	}
 	if spans := readingSpans(fileRows); s.cfg.AfterWrite != nil && len(spans) > 0 {
-		if err := s.cfg.AfterWrite(ictx, sitedata.Written{TenantID: job.TenantID, JobID: job.ID, Spans: spans}); err != nil {
+		// What the readings change is computed in Go (the daily energies): CPU work like
+		// decoding, so it holds a decode slot and leaves a processor to requests.
+		if err := s.cpu.take(ictx); err != nil {
+			bump()
+			s.fail(e, "wait for a processor", err)
+			return
+		}
+		err := s.cfg.AfterWrite(ictx, sitedata.Written{TenantID: job.TenantID, JobID: job.ID, Spans: spans})
+		s.cpu.give()
+		if err != nil {
 			bump()
 			s.fail(e, "write what the job's readings change", err)
 			return
-		}
-		// Answers computed since the first bump may have read the daily table's rows of
-		// before this job (the consumption engine answers whole days from it): they are
-		// computed again now that its rows are written.
-		for _, site := range sitesOf(fileRows) {
-			s.cfg.Registry.Versions.Bump(job.TenantID, site)
 		}
 	}
 	bump()

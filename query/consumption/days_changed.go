@@ -170,7 +170,9 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 	return out, nil
 }
 
-// forEachSite runs f(0) … f(n−1), as many at once as Go has processors.
+// forEachSite runs f(0) … f(n−1), as many at once as Go has processors but one: like ingest's
+// decoding, this runs while archives are ingested, and a processor left free keeps the
+// requests' goroutines from waiting for a time slice behind it.
 func forEachSite(n int, f func(i int)) {
 	next := make(chan int, n)
 	for i := range n {
@@ -178,7 +180,7 @@ func forEachSite(n int, f func(i int)) {
 	}
 	close(next)
 	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
+	for range min(n, max(1, runtime.GOMAXPROCS(0)-1)) {
 		wg.Go(func() {
 			for i := range next {
 				f(i)
