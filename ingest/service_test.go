@@ -3,14 +3,19 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+
+	"energy/schema/sitedata"
 )
 
 func states(j Job) []string {
@@ -223,5 +228,87 @@ func TestInterruptedJobPastItsDeadlineTimesOutAtRestart(t *testing.T) {
 	}
 	wantHistory(t, end, StateSubmitted, StateInProgress, StateTimeout)
 	env.wantCounts(noRows)
+	env.wantSpoolEmpty()
+}
+
+// writtenHook records the spans AfterWrite is handed, and fails while failing returns true.
+type writtenHook struct {
+	mu      sync.Mutex
+	failing func() bool
+	calls   int
+	written []sitedata.ReadingSpan
+}
+
+func (h *writtenHook) afterWrite(_ context.Context, w sitedata.Written) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls++
+	if h.failing != nil && h.failing() {
+		return errors.New("daily energy store unavailable")
+	}
+	h.written = append(h.written, w.Spans...)
+	return nil
+}
+
+func (h *writtenHook) spans() (int, []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, sp := range h.written {
+		out = append(out, fmt.Sprintf("%s %s %s %s", sp.SiteID, sp.Fluid, sp.First.UTC().Format(time.RFC3339), sp.Last.UTC().Format(time.RFC3339)))
+	}
+	slices.Sort(out)
+	return h.calls, out
+}
+
+// The readings of readingsFile that a job hands AfterWrite: S1's gas and electricity indexes.
+var readingsFileSpans = []string{
+	"S1 ELEC 2024-02-01T00:00:00Z 2024-02-01T00:00:00Z",
+	"S1 GAS 2024-01-31T23:00:00Z 2024-01-31T23:00:00Z",
+}
+
+// A job a crash left IN_PROGRESS may have stored its rows: before it is recorded TIMEOUT at
+// restart, what its readings change is written, so that the daily energies never stay stale.
+func TestInterruptedJobPastItsDeadlineWritesWhatItsReadingsChange(t *testing.T) {
+	env := newJobEnv(t)
+	submitted := time.Now().Add(-time.Hour).UTC()
+	meta := spoolMeta{ID: "6f1c1a52-0000-4000-8000-000000000011", TenantID: "acme", Archive: "old.tar.gz", SubmittedTS: submitted}
+	spoolJob(t, env, meta, jobArchive(t, jobFile{"readings.json", readingsFile}))
+	j := newJob(meta).to(StateInProgress, stamp(submitted.Add(time.Second)))
+	if err := newJobStore(env.db).put(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	hook := &writtenHook{}
+	svc := env.service(func(c *Config) { c.AfterWrite = hook.afterWrite })
+	env.start(svc)
+	end := waitState(t, svc, "acme", j.ID, StateTimeout, StateDone, StateError)
+	wantHistory(t, end, StateSubmitted, StateInProgress, StateTimeout)
+	if calls, spans := hook.spans(); calls != 1 || !slices.Equal(spans, readingsFileSpans) {
+		t.Fatalf("AfterWrite: %d calls, spans %q, want 1 call with %q", calls, spans, readingsFileSpans)
+	}
+	env.wantSpoolEmpty()
+}
+
+// A job whose rows are in but whose hook keeps failing until its deadline passes ends in
+// TIMEOUT only once the hook has succeeded.
+func TestJobWhoseHookFailsPastTheDeadlineWritesBeforeTimeout(t *testing.T) {
+	env := newJobEnv(t)
+	start := time.Now()
+	hook := &writtenHook{failing: func() bool { return time.Since(start) < 3*time.Second }}
+	svc := env.service(func(c *Config) { c.Deadline = 1500 * time.Millisecond; c.AfterWrite = hook.afterWrite })
+	env.start(svc)
+	j := submitArchive(t, svc, "readings.tar.gz", jobArchive(t, jobFile{"readings.json", readingsFile}))
+	end := waitState(t, svc, "acme", j.ID, StateTimeout, StateDone, StateError)
+	if end.State != StateTimeout {
+		t.Fatalf("job ended %s", end.State)
+	}
+	calls, spans := hook.spans()
+	if calls < 2 || !slices.Equal(spans, readingsFileSpans) {
+		t.Fatalf("AfterWrite: %d calls, spans written %q, want failures then %q", calls, spans, readingsFileSpans)
+	}
+	if end.StateTS.Before(start.Add(3 * time.Second).Truncate(time.Second)) {
+		t.Fatalf("TIMEOUT recorded at %s, before the hook could succeed", end.StateTS)
+	}
+	env.wantCounts(readingsRows)
 	env.wantSpoolEmpty()
 }

@@ -299,6 +299,50 @@ func (s *Service) fail(e *entry, what string, err error) {
 	}
 }
 
+// writeBeforeTimeout hands AfterWrite the spans of a job that may have stored rows (it is
+// IN_PROGRESS: a crash interrupted it, or its hook kept failing until the deadline), so that
+// what its readings change (the daily energy table, which answers the API) is never left stale
+// behind a TIMEOUT. The archive is decoded again for that; one that cannot be read, or is not
+// here, stored nothing that this process can know of.
+func (s *Service) writeBeforeTimeout(ctx context.Context, e *entry, j Job) error {
+	if s.cfg.AfterWrite == nil || j.State != StateInProgress || (e.orphan && s.stored == nil) {
+		return nil
+	}
+	data, err := s.archive(ctx, j)
+	if err != nil {
+		return nil
+	}
+	members, err := ReadArchive(data, s.cfg.Keys)
+	if err != nil {
+		return nil
+	}
+	sites, err := loadTenantSites(ctx, s.cfg.Registry, j.TenantID)
+	if err != nil {
+		return err
+	}
+	fileRows, _, err := decodeFiles(ctx, s.cpu, members, sites)
+	if err != nil {
+		return err
+	}
+	spans := readingSpans(fileRows)
+	if len(spans) == 0 {
+		return nil
+	}
+	if err := s.cpu.take(ctx); err != nil {
+		return err
+	}
+	err = s.cfg.AfterWrite(ctx, sitedata.Written{TenantID: j.TenantID, JobID: j.ID, Spans: spans})
+	s.cpu.give()
+	if err != nil {
+		return err
+	}
+	// An answer computed since the sites' last version move may have read what was there before.
+	for _, site := range sitesOf(fileRows) {
+		s.cfg.Registry.Versions.Bump(j.TenantID, site)
+	}
+	return nil
+}
+
 // timeout ends a claimed job in TIMEOUT. An orphan (a job of this database with no spool file
 // here) is re-read first: if someone else finished it, it is left alone.
 func (s *Service) timeout(e *entry) {
@@ -319,6 +363,11 @@ func (s *Service) timeout(e *entry) {
 	t.Error = &ErrorInfo{Code: CodeTimeout, Message: fmt.Sprintf("the job was not finished within %s of its submission", s.cfg.Deadline)}
 	ctx, cancel := context.WithTimeout(s.runCtx, 30*time.Second)
 	defer cancel()
+	if err := s.writeBeforeTimeout(ctx, e, j); err != nil {
+		s.log.Warn("what a timed-out job's readings change not written, will retry", "job", j.ID, "error", err)
+		s.release(e, 0)
+		return
+	}
 	if err := s.jobs.put(ctx, t); err != nil {
 		// Storage is down: the sweeper tries again on its next tick.
 		s.log.Warn("TIMEOUT not recorded, will retry", "job", j.ID, "error", err)
