@@ -25,13 +25,16 @@ func TestErasedSiteLeavesTheCache(t *testing.T) {
 		}
 	}
 	// S1's data changes: both its answers, polled, are computed again under the new version;
-	// the old ones are superseded but still held.
+	// the old ones, superseded, leave the cache (retired, not evicted).
 	versions.Bump("acme", "S1")
 	if _, _, err := c.Get(ctx, "acme", "S1", "DAYS", answer("S1DAYS-2")); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.SiteEntries("acme", "S1"); n != 4 {
-		t.Fatalf("before the erasure: %d answers of S1, want 4", n)
+	if n := c.SiteEntries("acme", "S1"); n != 2 {
+		t.Fatalf("before the erasure: %d answers of S1, want 2 (the superseded ones retired)", n)
+	}
+	if st := c.Stats(); st.Entries != 4 || st.Evictions != 0 {
+		t.Fatalf("before the erasure: stats %+v, want 4 entries and no eviction", st)
 	}
 
 	versions.Erased("acme", "S1")

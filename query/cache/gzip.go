@@ -16,6 +16,7 @@ const GzipLevel = gzip.DefaultCompression
 
 // entry is a cached answer and, once a client asked for it, its gzip form.
 type entry struct {
+	key  string // its key in the LRU ("" for an entry that was not kept)
 	body []byte
 	src  *source      // how to compute it again (nil: an entry that was not kept)
 	used atomic.Int64 // Unix nanoseconds of the last request it answered (or its source's, refreshed)
@@ -23,7 +24,7 @@ type entry struct {
 
 	mu      sync.Mutex
 	cached  bool   // in the LRU with its bytes counted (false once evicted)
-	dropped bool   // removed by DropSite, not evicted for room
+	dropped bool   // removed by DropSite or retired, not evicted for room
 	gzip    []byte // nil until first asked for
 }
 

@@ -3,6 +3,7 @@ package cache
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -56,24 +57,31 @@ type refresher struct {
 	queue    []*entry                        // invalidated entries to compute again, oldest change first
 	queued   map[string]bool                 // queueKey of the entries in queue
 	draining bool                            // a goroutine works through queue
+	drops    map[[2]string]uint64            // DropSite calls by tenant and site (erasures)
 
 	done, dropped atomic.Uint64
 }
 
-// hold records e, just kept, as its answer's newest entry, unless it was evicted meanwhile.
-func (r *refresher) hold(e *entry) {
+// hold records e, just kept, as its answer's newest entry, unless it was evicted meanwhile, and
+// returns the entry it replaces (nil if none).
+func (r *refresher) hold(e *entry) (replaced *entry) {
 	k := [2]string{e.src.tenantID, e.src.siteID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if e.gone {
-		return
+		return nil
 	}
 	m := r.held[k]
 	if m == nil {
 		m = map[string]*entry{}
 		r.held[k] = m
 	}
+	replaced = m[e.src.request]
 	m[e.src.request] = e
+	if replaced == e {
+		return nil
+	}
+	return replaced
 }
 
 // forget drops e, evicted, unless a newer entry of its answer replaced it.
@@ -175,16 +183,27 @@ func (c *Results) recompute(e *entry) bool {
 	for range refreshAttempts {
 		key := c.key(src.tenantID, src.siteID, src.request)
 		if held, ok := c.lru.Peek(key); ok { // a request computed it meanwhile
-			c.refresh.hold(held) // again: changed dropped it if it came before the change's turn
+			if superseded := c.refresh.hold(held); superseded != nil { // again: changed dropped it if it came before the change's turn
+				c.retire(superseded)
+			}
 			return true
 		}
+		drops := c.refresh.dropCount(src.tenantID, src.siteID)
 		ctx, cancel := context.WithTimeout(src.ctx, refreshTimeout)
 		_, err, _ := c.flight.Do(key, func() (any, error) {
 			b, err := src.compute(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return c.store(key, b, src, e.used.Load()), nil
+			stored := c.store(key, b, src, e.used.Load())
+			// The site was erased meanwhile: the answer, computed with the site as it was, is
+			// not kept. (DropSite counts before it removes, and this stores before it reads the
+			// count: either this sees the count move, or DropSite removes what was stored.)
+			if c.refresh.dropCount(src.tenantID, src.siteID) != drops {
+				c.retire(stored)
+				return nil, errSiteDropped
+			}
+			return stored, nil
 		})
 		cancel()
 		if err != nil {
@@ -269,10 +288,25 @@ func (c *Results) prepare(tenantID, siteID string) (counted func()) {
 	}
 }
 
-// dropSite forgets the site's refreshes waiting (an erasure: its answers are not computed again).
+// errSiteDropped ends a refresh whose site was erased while it computed.
+var errSiteDropped = errors.New("the site's answers were dropped during the refresh")
+
+// dropCount is how many times DropSite was called for the site.
+func (r *refresher) dropCount(tenantID, siteID string) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.drops[[2]string{tenantID, siteID}]
+}
+
+// dropSite forgets the site's refreshes waiting (an erasure: its answers are not computed again)
+// and counts the drop, so that a refresh under way does not keep its answer.
 func (r *refresher) dropSite(tenantID, siteID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.drops == nil {
+		r.drops = map[[2]string]uint64{}
+	}
+	r.drops[[2]string{tenantID, siteID}]++
 	kept := r.queue[:0]
 	for _, e := range r.queue {
 		if e.src.tenantID == tenantID && e.src.siteID == siteID {

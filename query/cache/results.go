@@ -172,18 +172,36 @@ func (c *Results) store(key string, body []byte, src *source, used int64) *entry
 		c.mu.Unlock()
 		return e
 	}
-	e.cached, e.src = true, src // src before the entry is in the LRU, where evicted reads it
+	e.cached, e.src, e.key = true, src, key // before the entry is in the LRU, where evicted reads them
 	if found, _ := c.lru.ContainsOrAdd(key, e); found {
 		c.mu.Unlock()
 		e.cached = false
 		return e
 	}
 	c.mu.Unlock()
-	c.refresh.hold(e)
+	superseded := c.refresh.hold(e)
 	c.count(n)
 	c.metrics.Entries.Inc()
+	if superseded != nil {
+		c.retire(superseded)
+	}
 	c.trim()
 	return e
+}
+
+// retire removes an entry that a newer answer to its request replaced: its key holds versions
+// that have moved, so no request reaches it again. Like DropSite's, the removal is not counted
+// as an eviction.
+func (c *Results) retire(e *entry) {
+	if c.lru == nil || e.key == "" {
+		return
+	}
+	e.drop()
+	c.mu.Lock()
+	if cur, ok := c.lru.Peek(e.key); ok && cur == e {
+		c.lru.Remove(e.key)
+	}
+	c.mu.Unlock()
 }
 
 // count adds n bytes to what the cache holds.
