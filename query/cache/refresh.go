@@ -203,6 +203,9 @@ func (c *Results) recompute(e *entry) bool {
 				c.retire(stored)
 				return nil, errSiteDropped
 			}
+			if stored != e { // e's versions have moved: no request reaches it again
+				c.retire(e)
+			}
 			return stored, nil
 		})
 		cancel()

@@ -142,3 +142,26 @@ func TestPreparedAnswerServedRightAfterTheChange(t *testing.T) {
 		t.Fatalf("answer %s hit=%v err=%v, want the prepared 2 from the cache", b, hit, err)
 	}
 }
+
+// A refreshed answer replaces the entry it was computed again for: that entry's versions have
+// moved, so it leaves the cache (retired, not counted as an eviction) instead of holding memory
+// until evicted.
+func TestRefreshRetiresTheSupersededEntry(t *testing.T) {
+	versions := registry.NewDataVersions()
+	c := NewResults(versions, 100, 0, unregisteredMetrics())
+	var calls atomic.Int64
+	ctx := context.Background()
+	if _, _, err := c.Get(ctx, "acme", "S1", "DAYS", counted(&calls)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		versions.Bump("acme", "S1")
+		waitRefreshes(t, c, uint64(i+1))
+		if st := c.Stats(); st.Entries != 1 || st.Evictions != 0 {
+			t.Fatalf("after refresh %d: stats %+v, want 1 entry and no eviction", i+1, st)
+		}
+	}
+	if b, hit, err := c.Get(ctx, "acme", "S1", "DAYS", counted(&calls)); err != nil || !hit || string(b) != "4" {
+		t.Fatalf("answer %q hit %v err %v, want the third refresh's answer 4, a hit", b, hit, err)
+	}
+}
