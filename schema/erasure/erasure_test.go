@@ -74,7 +74,7 @@ func TestErasureResumesAfterACrash(t *testing.T) {
 	if err := second.Start(runCtx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second) // a loaded cluster takes tens of seconds (mutations ON CLUSTER)
 	for {
 		got, err := second.Get(ctx, "acme", e.ID)
 		if err != nil {
@@ -283,10 +283,10 @@ func TestErasureRunsOnOneServiceOnly(t *testing.T) {
 	}
 }
 
-// waitState polls the erasure until it is in state (30 s at most).
+// waitState polls the erasure until it is in state (90 s at most).
 func waitState(t *testing.T, s *Service, id, state string) Erasure {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second) // a loaded cluster takes tens of seconds (mutations ON CLUSTER)
 	for {
 		got, err := s.Get(context.Background(), "acme", id)
 		if err != nil {
