@@ -191,16 +191,7 @@ func (s *Service) process(e *entry) {
 		s.afterInsert(ictx, job)
 	}
 	if spans := readingSpans(fileRows); s.cfg.AfterWrite != nil && len(spans) > 0 {
-		// What the readings change is computed in Go (the daily energies): CPU work like
-		// decoding, so it holds a decode slot and leaves a processor to requests.
-		if err := s.cpu.take(ictx); err != nil {
-			bump()
-			s.fail(e, "wait for a processor", err)
-			return
-		}
-		err := s.cfg.AfterWrite(ictx, sitedata.Written{TenantID: job.TenantID, JobID: job.ID, Spans: spans})
-		s.cpu.give()
-		if err != nil {
+		if err := s.afterWrite(ictx, job, spans); err != nil {
 			bump()
 			s.fail(e, "write what the job's readings change", err)
 			return
@@ -299,6 +290,17 @@ func (s *Service) fail(e *entry, what string, err error) {
 	}
 }
 
+// afterWrite hands AfterWrite the spans of the job's readings. What they change is computed in
+// Go (the daily energies): CPU work like decoding, so it holds a decode slot and leaves a
+// processor to requests.
+func (s *Service) afterWrite(ctx context.Context, j Job, spans []sitedata.ReadingSpan) error {
+	if err := s.cpu.take(ctx); err != nil {
+		return err
+	}
+	defer s.cpu.give()
+	return s.cfg.AfterWrite(ctx, sitedata.Written{TenantID: j.TenantID, JobID: j.ID, Spans: spans})
+}
+
 // writeBeforeTimeout hands AfterWrite the spans of a job that may have stored rows (it is
 // IN_PROGRESS: a crash interrupted it, or its hook kept failing until the deadline), so that
 // what its readings change (the daily energy table, which answers the API) is never left stale
@@ -328,12 +330,7 @@ func (s *Service) writeBeforeTimeout(ctx context.Context, e *entry, j Job) error
 	if len(spans) == 0 {
 		return nil
 	}
-	if err := s.cpu.take(ctx); err != nil {
-		return err
-	}
-	err = s.cfg.AfterWrite(ctx, sitedata.Written{TenantID: j.TenantID, JobID: j.ID, Spans: spans})
-	s.cpu.give()
-	if err != nil {
+	if err := s.afterWrite(ctx, j, spans); err != nil {
 		return err
 	}
 	// An answer computed since the sites' last version move may have read what was there before.
