@@ -118,8 +118,10 @@ func (c *Engine) ChangedDays(ctx context.Context, tenantID, fluid string, change
 		}
 	}
 	if len(needy) > 0 {
-		// The first read's window is left out: its records are at hand.
-		more, err := recordsBySite(ctx, c, sql+" AND ("+tables.TS+" < ? OR "+tables.TS+" > ?)", tenantID, needy, natures, readLo, readHi, lo, hi)
+		// The first read's window is left out: its records are at hand. As PREWHERE, ClickHouse
+		// reads the ts column alone to drop them, not every column of the sites' rows (a job that
+		// wrote a site's whole history reads nothing here, at a third of the cost).
+		more, err := recordsBySite(ctx, c, outsideWindowSQL(sql), tenantID, needy, natures, readLo, readHi, lo, hi)
 		if err != nil {
 			return nil, err
 		}
@@ -248,9 +250,15 @@ func sitesReadingsSQL(fl *fluid) string {
 	return strings.Replace(sql, "SELECT ", "SELECT indexOf(?, "+tables.SiteID+"), ", 1)
 }
 
-// recordsBySite runs sitesReadingsSQL (and the values of more conditions) and returns the
-// records of each site.
-func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs, natures []string, from, to time.Time, more ...any) (map[string][]record, error) {
+// outsideWindowSQL is sitesReadingsSQL of records outside a window: ts < ? or ts > ?, bound
+// after the others (recordsBySite's outside).
+func outsideWindowSQL(sql string) string {
+	return strings.Replace(sql, " WHERE ", " PREWHERE "+tables.TS+" < ? OR "+tables.TS+" > ? WHERE ", 1)
+}
+
+// recordsBySite runs sitesReadingsSQL (outsideWindowSQL with the window's bounds in outside)
+// and returns the records of each site.
+func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs, natures []string, from, to time.Time, outside ...any) (map[string][]record, error) {
 	bySite := make([][]record, len(siteIDs))
 	var site uint64
 	set := make([]any, len(siteIDs))
@@ -258,7 +266,8 @@ func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs
 		set[i] = id
 	}
 	bad := false
-	err := scanRecords(ctx, c.db.Conn, sql, append([]any{siteIDs, tenantID, clickhouse.GroupSet{Value: set}, natures, from, to}, more...), []any{&site},
+	args := append(append([]any{siteIDs}, outside...), tenantID, clickhouse.GroupSet{Value: set}, natures, from, to)
+	err := scanRecords(ctx, c.db.Conn, sql, args, []any{&site},
 		func(r record) {
 			if site == 0 || site > uint64(len(siteIDs)) {
 				bad = true
