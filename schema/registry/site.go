@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"energy/schema/audit"
@@ -36,12 +37,22 @@ const DefaultTimezone = "Europe/Paris"
 
 // Location is the site's IANA time zone (Validate has checked it loads).
 func (s Site) Location() *time.Location {
+	if loc, ok := locations.Load(s.Timezone); ok {
+		return loc.(*time.Location)
+	}
 	loc, err := time.LoadLocation(s.Timezone)
 	if err != nil {
 		loc, _ = time.LoadLocation(DefaultTimezone)
+		return loc
 	}
+	locations.Store(s.Timezone, loc)
 	return loc
 }
+
+// locations holds the zones loaded, by name: time.LoadLocation reads and parses the zone's
+// file at every call, and the daily energies of a job plan each day of each site (500 loads,
+// 3 MB, for bench-ingest's smart index archive). A Location is immutable, safe to share.
+var locations sync.Map
 
 // Normalize fills defaults: the Paris time zone and no heating fluid.
 func (s *Site) Normalize() {
