@@ -68,6 +68,7 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 	for i, iv := range ivs {
 		first := firsts[i]
 		length := iv.end.Sub(iv.start)
+		h := heading(iv.dial)
 		for k := first; k < len(steps) && steps[k].Start.Before(iv.end); k++ {
 			st := steps[k]
 			from, to := iv.start, iv.end
@@ -93,7 +94,7 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 				volume = iv.volume * float64(to.Sub(from)) / float64(length)
 			}
 			out[k] = append(out[k], piece{
-				start: from, end: to, heading: heading(iv.dial), wh: wh, volume: volume,
+				start: from, end: to, heading: h, wh: wh, volume: volume,
 				estimated: iv.estimated || interpolated, negative: iv.negative, natures: iv.natures,
 				source: sourceKey{iv.pod, iv.start.Unix(), iv.end.Unix()},
 			})

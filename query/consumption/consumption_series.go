@@ -82,11 +82,12 @@ func usableReadings(rs []reading, strategy string, start, end time.Time) []readi
 	return out
 }
 
-// seriesPoints folds one series' readings (sorted by ts, the old meter's index first) into points.
+// seriesPoints folds one series' readings (sorted by ts, the old meter's index first) into
+// points, appended to pts[:0] (the previous series' points, whose array is reused).
 // A lone old-meter index (indexBeforeChange without the new meter's first index) closes the
 // interval before it and opens none: the new meter's start is unknown until its next reading.
-func seriesPoints(rs []reading) []indexPoint {
-	pts := make([]indexPoint, 0, len(rs))
+func seriesPoints(pts []indexPoint, rs []reading) []indexPoint {
+	pts = slices.Grow(pts[:0], len(rs))
 	for _, r := range rs {
 		if n := len(pts); n > 0 && pts[n-1].ts.Equal(r.ts) {
 			p := &pts[n-1]
@@ -139,6 +140,7 @@ type indexSeries struct {
 func buildIndexSeries(rs []reading, strategy string, start, end time.Time) indexSeries {
 	out := indexSeries{intervals: make([]indexInterval, 0, len(rs))} // at most one interval per reading
 	changes := map[int64]time.Time{}
+	var pts []indexPoint // one series' points at a time: their intervals are all that is kept
 	for i := 0; i < len(rs); {
 		j := i
 		for j < len(rs) && rs[j].pod == rs[i].pod && rs[j].dial == rs[i].dial {
@@ -149,7 +151,8 @@ func buildIndexSeries(rs []reading, strategy string, start, end time.Time) index
 		}
 		series := usableReadings(rs[i:j], strategy, start, end)
 		n := len(out.intervals)
-		all := appendSeriesIntervals(out.intervals, rs[i].pod, rs[i].dial, seriesPoints(series))
+		pts = seriesPoints(pts, series)
+		all := appendSeriesIntervals(out.intervals, rs[i].pod, rs[i].dial, pts)
 		out.intervals = all[:n] // the series' intervals of known energy, filtered in place
 		for _, iv := range all[n:] {
 			if math.IsNaN(iv.wh) {

@@ -259,7 +259,7 @@ func outsideWindowSQL(sql string) string {
 // recordsBySite runs sitesReadingsSQL (outsideWindowSQL with the window's bounds in outside)
 // and returns the records of each site.
 func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs, natures []string, from, to time.Time, outside ...any) (map[string][]record, error) {
-	bySite := make([][]record, len(siteIDs))
+	bySite := make([]recordChunks, len(siteIDs))
 	var site uint64
 	set := make([]any, len(siteIDs))
 	for i, id := range siteIDs {
@@ -273,16 +273,48 @@ func recordsBySite(ctx context.Context, c *Engine, sql, tenantID string, siteIDs
 				bad = true
 				return
 			}
-			bySite[site-1] = append(bySite[site-1], r)
+			bySite[site-1].add(r)
 		})
 	if err == nil && bad {
 		err = errors.New("resolve index readings: a record of a site not asked for")
 	}
+	total := 0
+	for i := range bySite {
+		total += bySite[i].n
+	}
+	// One array for all the sites' records, each site's a slice of it (capped, so that nothing
+	// appended to one site's reaches the next).
+	all := make([]record, 0, total)
 	out := make(map[string][]record, len(siteIDs))
 	for i, id := range siteIDs {
-		if len(bySite[i]) > 0 { // a site named twice has its records at its first position
-			out[id] = bySite[i]
+		if bySite[i].n > 0 { // a site named twice has its records at its first position
+			start := len(all)
+			for _, ch := range bySite[i].chunks {
+				all = append(all, ch...)
+			}
+			out[id] = all[start:len(all):len(all)]
 		}
 	}
 	return out, err
+}
+
+// recordChunks collects records in chunks of growing size (64 up to 4,096 records) instead of
+// one slice grown by copies: a read of 100,000 records allocated four times their size so.
+type recordChunks struct {
+	chunks [][]record
+	n      int
+}
+
+func (c *recordChunks) add(r record) {
+	last := len(c.chunks) - 1
+	if last < 0 || len(c.chunks[last]) == cap(c.chunks[last]) {
+		size := 64
+		if last >= 0 {
+			size = min(2*cap(c.chunks[last]), 4096)
+		}
+		c.chunks = append(c.chunks, make([]record, 0, size))
+		last++
+	}
+	c.chunks[last] = append(c.chunks[last], r)
+	c.n++
 }
