@@ -53,7 +53,8 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 	// each step's slice is allocated once: a DAYS span of many series holds many pieces a step.
 	firsts := make([]int, len(ivs))
 	counts := make([]int, len(steps))
-	for i, iv := range ivs {
+	for i := range ivs {
+		iv := &ivs[i] // in place: an interval is large, and there is one per reading
 		firsts[i] = sort.Search(len(steps), func(i int) bool { return steps[i].End.After(iv.start) })
 		for k := firsts[i]; k < len(steps) && steps[k].Start.Before(iv.end); k++ {
 			counts[k]++
@@ -65,12 +66,13 @@ func indexPieces(ivs []indexInterval, steps []Step, canInterpolate interpolation
 			out[k] = make([]piece, 0, n)
 		}
 	}
-	for i, iv := range ivs {
+	for i := range ivs {
+		iv := &ivs[i]
 		first := firsts[i]
 		length := iv.end.Sub(iv.start)
 		h := heading(iv.dial)
 		for k := first; k < len(steps) && steps[k].Start.Before(iv.end); k++ {
-			st := steps[k]
+			st := &steps[k]
 			from, to := iv.start, iv.end
 			interpolated := false
 			if from.Before(st.Start) {

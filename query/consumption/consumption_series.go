@@ -153,14 +153,20 @@ func buildIndexSeries(rs []reading, strategy string, start, end time.Time) index
 		n := len(out.intervals)
 		pts = seriesPoints(pts, series)
 		all := appendSeriesIntervals(out.intervals, rs[i].pod, rs[i].dial, pts)
-		out.intervals = all[:n] // the series' intervals of known energy, filtered in place
-		for _, iv := range all[n:] {
-			if math.IsNaN(iv.wh) {
+		// The series' intervals of known energy, filtered in place: moved only behind one left
+		// out (an interval is large, and a copy onto itself costs as much as any).
+		kept := n
+		for k := n; k < len(all); k++ {
+			if iv := &all[k]; math.IsNaN(iv.wh) {
 				out.unconverted = append(out.unconverted, timeSpan{iv.start, iv.end})
 				continue
 			}
-			out.intervals = append(out.intervals, iv)
+			if kept != k {
+				all[kept] = all[k]
+			}
+			kept++
 		}
+		out.intervals = all[:kept]
 		i = j
 	}
 	sort.Slice(out.unconverted, func(i, j int) bool { return out.unconverted[i].a.Before(out.unconverted[j].a) })
