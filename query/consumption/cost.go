@@ -34,7 +34,8 @@ type localDay struct {
 	key        dayKey
 	start, end time.Time          // local midnights
 	prices     map[string]float64 // EUR/kWh by heading in force that day; nil before the first period
-	daily      []amount           // by component (in name order), the yearly standing charge in force ÷ days of the day's calendar year; none before the first period
+	standing   int                // index of the standing-charge period in force; -1 before the first
+	daily      []amount           // by component (in name order), the yearly standing charge in force ÷ days of the day's calendar year; none before the first period; shared by days of the same period and year, never written
 }
 
 func newPricing(t *registry.Tariff, loc *time.Location) *pricing {
@@ -56,13 +57,10 @@ func (p *pricing) pricesOn(date string) map[string]float64 {
 	return p.prices[i].ByHeading
 }
 
-// standingOn is the yearly standing charge by component in force on a local date.
-func (p *pricing) standingOn(date string) map[string]float64 {
-	i := sort.Search(len(p.standing), func(i int) bool { return p.standing[i].ValidFrom > date }) - 1
-	if i < 0 {
-		return nil
-	}
-	return p.standing[i].Yearly
+// standingIndex is the index of the standing-charge period in force on a local date; -1
+// before the first.
+func (p *pricing) standingIndex(date string) int {
+	return sort.Search(len(p.standing), func(i int) bool { return p.standing[i].ValidFrom > date }) - 1
 }
 
 // day returns the local day holding instant t.
@@ -77,21 +75,64 @@ func (p *pricing) day(t time.Time) *localDay {
 	}
 	ld, ok := p.days[k]
 	if !ok {
-		date := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
-		ld = &localDay{
-			key:    k,
-			start:  WallClock(y, m, d, 0, 0, 0, 0, p.loc),
-			end:    WallClock(y, m, d+1, 0, 0, 0, 0, p.loc),
-			prices: p.pricesOn(date),
-		}
-		days := float64(daysInYear(y))
-		for c, v := range p.standingOn(date) {
-			ld.daily = addAmount(ld.daily, c, v/days)
-		}
-		p.days[k] = ld
+		start := p.followingMidnight(k)
+		ld = p.newDay(k, start, WallClock(y, m, d+1, 0, 0, 0, 0, p.loc))
 	}
 	p.last = ld
 	return ld
+}
+
+// knownDay notes the local day from midnight start to midnight end (the next one), for a
+// caller that has them already: the daily path walks its days in order.
+func (p *pricing) knownDay(start, end time.Time) *localDay {
+	y, m, d := start.In(p.loc).Date()
+	k := dayKey{y, m, d}
+	ld, ok := p.days[k]
+	if !ok {
+		ld = p.newDay(k, start, end)
+	}
+	p.last = ld
+	return ld
+}
+
+// followingMidnight is the local midnight that starts day k: the end of the last day looked
+// up when k follows it (days are mostly walked in order), else worked out from the zone.
+func (p *pricing) followingMidnight(k dayKey) time.Time {
+	if l := p.last; l != nil && time.Date(l.key.y, l.key.m, l.key.d+1, 0, 0, 0, 0, time.UTC).Equal(time.Date(k.y, k.m, k.d, 0, 0, 0, 0, time.UTC)) {
+		return l.end
+	}
+	return WallClock(k.y, k.m, k.d, 0, 0, 0, 0, p.loc)
+}
+
+// newDay works out and remembers day k's prices and standing charge, from midnight start to
+// midnight end. Consecutive days mostly share their periods: a day in the same standing-charge
+// period and calendar year as the last one shares its daily amounts.
+func (p *pricing) newDay(k dayKey, start, end time.Time) *localDay {
+	var date string
+	if k.y >= 0 && k.y <= 9999 {
+		var buf [10]byte
+		date = string(appendDate(buf[:0], k))
+	} else {
+		date = time.Date(k.y, k.m, k.d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+	}
+	ld := &localDay{key: k, start: start, end: end, prices: p.pricesOn(date), standing: p.standingIndex(date)}
+	if l := p.last; l != nil && l.standing == ld.standing && l.key.y == k.y {
+		ld.daily = l.daily
+	} else if ld.standing >= 0 {
+		days := float64(daysInYear(k.y))
+		for c, v := range p.standing[ld.standing].Yearly {
+			ld.daily = addAmount(ld.daily, c, v/days)
+		}
+	}
+	p.days[k] = ld
+	return ld
+}
+
+// appendDate appends k as yyyy-MM-dd, as the periods' ValidFrom are written.
+func appendDate(b []byte, k dayKey) []byte {
+	b = append(b, byte('0'+k.y/1000%10), byte('0'+k.y/100%10), byte('0'+k.y/10%10), byte('0'+k.y%10), '-')
+	b = append(b, byte('0'+int(k.m)/10), byte('0'+int(k.m)%10), '-')
+	return append(b, byte('0'+k.d/10), byte('0'+k.d%10))
 }
 
 // eachLocalDay calls fn for each part [a, b) of [from, to) inside one local day, with the day
@@ -115,10 +156,7 @@ func (p *pricing) eachLocalDay(from, to time.Time, fn func(a, b time.Time, d *lo
 // by day. A heading without a price adds nothing.
 func (p *pricing) addEnergyCost(out []amount, pc *piece) []amount {
 	if d := p.day(pc.start); pc.end.After(pc.start) && !pc.end.After(d.end) { // the usual piece: inside one local day
-		if price, ok := d.prices[pc.heading]; ok {
-			out = addAmount(out, pc.heading, pc.wh/1000*price)
-		}
-		return out
+		return addDayCost(out, d, pc.heading, pc.wh)
 	}
 	length := pc.end.Sub(pc.start)
 	p.eachLocalDay(pc.start, pc.end, func(a, b time.Time, d *localDay, _ time.Duration) {
@@ -132,6 +170,15 @@ func (p *pricing) addEnergyCost(out []amount, pc *piece) []amount {
 		}
 		out = addAmount(out, pc.heading, wh/1000*price)
 	})
+	return out
+}
+
+// addDayCost adds the EUR of wh of heading consumed inside local day d, at that day's price;
+// a heading without a price adds nothing.
+func addDayCost(out []amount, d *localDay, heading string, wh float64) []amount {
+	if price, ok := d.prices[heading]; ok {
+		out = addAmount(out, heading, wh/1000*price)
+	}
 	return out
 }
 
@@ -154,5 +201,8 @@ func (p *pricing) standingCharge(from, to time.Time) (total float64, byComponent
 }
 
 func daysInYear(y int) int {
-	return time.Date(y, 12, 31, 0, 0, 0, 0, time.UTC).YearDay()
+	if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		return 366
+	}
+	return 365
 }
