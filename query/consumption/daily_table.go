@@ -25,22 +25,36 @@ var answersByPath = metric.CounterVec("energy_consumption_answers_total",
 	"path", PathDailyTable, PathReadings)
 
 // dayRow is what the daily energy table (schema/migrations/0027_daily_energy.sql) holds for one
-// local day of a site's electricity, as the daily path reads it.
+// local day of a site's electricity, as the daily path reads it: the conditions on its scalar
+// columns and the sets of its error flags and index natures come worked out by the query
+// (readDayRows), so that only the dials are read as arrays.
 type dayRow struct {
-	day                  time.Time // the local date (a Date column: its calendar date counts)
-	zone                 string
-	energy               *float64
-	dials                []string
-	dialWh               []float64
-	quality              float64
-	status, nature       string
-	flags, indexNatures  []string
-	aggregated           uint8
-	start                time.Time // local midnights, from date in the site's zone
-	end                  time.Time
+	day        time.Time // the local date (a Date column: its calendar date counts)
+	dials      []string
+	dialWh     []float64
+	plain      uint8  // 1 when COMPLETE, REAL, of quality 100 with an energy, in the zone asked for
+	flagBits   uint64 // bit 1 NEGATIVE_CONSUMPTION, bit 2 METER_CHANGE, bit 0 any other error flag
+	natureBits uint64 // bit i+1 natureFamilies[i], bit 0 any other index nature
+	aggregated uint8
+	start      time.Time // local midnights, from date in the site's zone
+	end        time.Time
+	// worked out by exact
 	negative, meterStart bool
 	natures              natureSet
+	priced               *localDay // its prices; nil without cost
 }
+
+// dayRowFlags are the error flags a day can carry into a step, in flagBits' order.
+var dayRowFlags = []string{FlagNegativeConsumption, FlagMeterChange}
+
+// dayRowNatures are natureFamilies' natures, in natureBits' order.
+var dayRowNatures = func() []string {
+	out := make([]string, len(natureFamilies))
+	for i, f := range natureFamilies {
+		out[i] = f.nature
+	}
+	return out
+}()
 
 // answersFromDailyTable tells whether the plan's answer may come from the daily table: steps of
 // whole local days (DAYS, MONTHS, YEARS from a local midnight to a local midnight) of
@@ -99,7 +113,7 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { tariff, err = c.tariff(gctx, site, p); return err })
 	g.Go(func() (err error) {
-		rows, err = readDayRows(gctx, c.db, site, FluidElec, days[0].Format(time.DateOnly), last.In(p.loc).Format(time.DateOnly), len(days)-1)
+		rows, err = readDayRows(gctx, c.db, site, FluidElec, p.loc.String(), days[0].Format(time.DateOnly), last.In(p.loc).Format(time.DateOnly), len(days)-1)
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -111,13 +125,12 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 	if len(rows) != len(days)-1 {
 		return nil, tableCannotAnswer, nil
 	}
-	zone := p.loc.String()
 	for i := range rows {
 		r := &rows[i]
 		if r.aggregated != 0 { // several reading intervals a day: so are the site's other days
 			return nil, tableNeverAnswersSite, nil
 		}
-		if !sameDate(r.day, days[i]) || !r.exact(zone) {
+		if !sameDate(r.day, days[i]) || !r.exact() {
 			return nil, tableCannotAnswer, nil
 		}
 		r.start, r.end = days[i], days[i+1]
@@ -125,9 +138,13 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 
 	b := p.itemBuilder(tariff)
 	heading := dialHeading(tariff)
-	for _, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		if r.meterStart { // a meter change in the day: the day's start stands for it
 			b.meterChanges = append(b.meterChanges, r.start)
+		}
+		if b.pricing != nil {
+			r.priced = b.pricing.knownDay(r.start, r.end)
 		}
 	}
 	res := p.result()
@@ -153,11 +170,11 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 }
 
 // exact tells whether the row is one real reading interval from midnight to midnight (see
-// fromDailyTable) in the given zone, with whole Wh by dial and flags the days can carry into a
-// step; it notes its flags and natures.
-func (r *dayRow) exact(zone string) bool {
-	if r.zone != zone || r.status != StatusComplete || r.nature != NatureReal || r.quality != 100 || r.aggregated != 0 ||
-		r.energy == nil || len(r.dials) == 0 || len(r.dials) != len(r.dialWh) {
+// fromDailyTable) in the zone the query asked for, with whole Wh by dial and flags the days can
+// carry into a step; it notes its flags and natures.
+func (r *dayRow) exact() bool {
+	if r.plain != 1 || r.aggregated != 0 || len(r.dials) == 0 || len(r.dials) != len(r.dialWh) ||
+		r.flagBits&1 != 0 || r.natureBits&1 != 0 {
 		return false
 	}
 	for _, wh := range r.dialWh {
@@ -165,34 +182,10 @@ func (r *dayRow) exact(zone string) bool {
 			return false
 		}
 	}
-	for _, f := range r.flags {
-		switch f {
-		case FlagNegativeConsumption:
-			r.negative = true
-		case FlagMeterChange:
-			r.meterStart = true
-		default:
-			return false
-		}
-	}
-	for _, n := range r.indexNatures {
-		i := natureIndex(n)
-		if i < 0 {
-			return false
-		}
-		r.natures |= 1 << i
-	}
+	r.negative = r.flagBits&(1<<1) != 0
+	r.meterStart = r.flagBits&(1<<2) != 0
+	r.natures = natureSet(r.natureBits >> 1)
 	return true
-}
-
-// natureIndex is the index of a nature in natureFamilies; -1 when none.
-func natureIndex(nature string) int {
-	for i, f := range natureFamilies {
-		if f.nature == nature {
-			return i
-		}
-	}
-	return -1
 }
 
 // daySums are the sums of a step made of the rows' days, in the order the readings path adds
@@ -221,8 +214,8 @@ func daySums(b *itemBuilder, rows []dayRow, heading func(dial string) string, du
 				continue
 			}
 			s.byHeading = addAmount(s.byHeading, h, r.dialWh[j])
-			if b.pricing != nil {
-				s.costs = b.pricing.addEnergyCost(s.costs, &piece{start: r.start, end: r.end, heading: h, wh: r.dialWh[j]})
+			if r.priced != nil { // the day is one piece inside one local day: priced at that day's price
+				s.costs = addDayCost(s.costs, r.priced, h, r.dialWh[j])
 			}
 		}
 	}
@@ -254,18 +247,24 @@ func localDays(start, end time.Time, loc *time.Location) ([]time.Time, bool) {
 
 // readDayRows reads the latest row of each local day in [from, to) (yyyy-MM-dd) of the site's
 // fluid from the daily energy table's per-site copy (daily_energy_by_site, one part to open
-// rather than a part per month), in one query, by day; n is the number of days expected.
+// rather than a part per month), in one query, by day; zone is the site's; n is the number of
+// days expected.
 //
 // The latest row is kept here rather than with FINAL: a day's rows are few (one per write not
 // yet merged away), and FINAL makes the server merge every column of the range. The
 // conditions are a PREWHERE, key columns included (ClickHouse moves only non-key conditions
 // there itself): the other columns, arrays mostly, are then read only from the granules that
-// hold the site's days, not from the neighbours' that the sparse index lets in.
-func readDayRows(ctx context.Context, db *schema.DB, site registry.Site, fluid, from, to string, n int) ([]dayRow, error) {
-	rows, err := db.Conn.Query(ctx, "SELECT day, time_zone, energy_wh, dial_names, dial_wh, quality, status, nature, error_flags, index_natures, aggregated"+
-		" FROM "+tables.DailyEnergyBySite+
+// hold the site's days, not from the neighbours' that the sparse index lets in. The row's
+// scalar conditions and its flags and natures as bit sets are worked out by the server: the
+// driver scans each array of each row through reflection, the answer's largest cost in Go.
+func readDayRows(ctx context.Context, db *schema.DB, site registry.Site, fluid, zone, from, to string, n int) ([]dayRow, error) {
+	rows, err := db.Conn.Query(ctx, "SELECT day, dial_names, dial_wh,"+
+		" time_zone = ? AND status = ? AND nature = ? AND quality = 100 AND isNotNull(energy_wh),"+
+		" arrayReduce('groupBitOr', arrayMap(f -> bitShiftLeft(toUInt64(1), indexOf(?, f)), error_flags)),"+
+		" arrayReduce('groupBitOr', arrayMap(n -> bitShiftLeft(toUInt64(1), indexOf(?, n)), index_natures)),"+
+		" aggregated FROM "+tables.DailyEnergyBySite+
 		" PREWHERE tenant_id = ? AND site_id = ? AND fluid = ? AND day >= toDate(?) AND day < toDate(?) ORDER BY day, version DESC",
-		site.TenantID, site.SiteID, fluid, from, to)
+		zone, StatusComplete, NatureReal, dayRowFlags, dayRowNatures, site.TenantID, site.SiteID, fluid, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -273,8 +272,7 @@ func readDayRows(ctx context.Context, db *schema.DB, site registry.Site, fluid, 
 	out := make([]dayRow, 0, n)
 	var d dayRow
 	for rows.Next() {
-		if err := rows.Scan(&d.day, &d.zone, &d.energy, &d.dials, &d.dialWh, &d.quality, &d.status, &d.nature,
-			&d.flags, &d.indexNatures, &d.aggregated); err != nil {
+		if err := rows.Scan(&d.day, &d.dials, &d.dialWh, &d.plain, &d.flagBits, &d.natureBits, &d.aggregated); err != nil {
 			return nil, err
 		}
 		if len(out) > 0 && out[len(out)-1].day.Equal(d.day) {
