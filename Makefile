@@ -130,6 +130,14 @@ bench-simulation: clickhouse-server
 bench-comparison:
 	$(GO) run ./bench/cmd/consbench --comparison-only --out bench/results/comparison.md
 
+# energyd's CPU per computed DAYS and MONTHS year answer from the daily table, through the whole
+# serving chain (cache off, as make bench-pg asks): BenchmarkDailyPathAnswer in apidocs, 20 sites
+# on a ClickHouse of its own, 500 answers each; prints ns/op, cpu-ns/op (this process only),
+# B/op, allocs/op and writes no file. About a minute.
+.PHONY: bench-daily-answer
+bench-daily-answer:
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkDailyPathAnswer -benchtime 500x ./apidocs
+
 # What one site's read costs ClickHouse whatever its size (SELECT 1, 4 rows, the engine's DAYS-year
 # read, the year flat, a pre-computed daily energy table built for the run): server time and read
 # rows from system.query_log, client time through clickhouse-go; about a minute on the reused data
