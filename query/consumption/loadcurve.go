@@ -25,16 +25,26 @@ type loadCurvePoint struct {
 // the period (points last minutes; a day is generous).
 const loadCurveLookback = 24 * time.Hour
 
-// candidatePointsSQL reads the site's stored points reaching into [from, to), every generation.
-// The winner per (pod, begin) is chosen in Go (resolvePoints): sorting a window's few thousand
-// rows there is cheaper than ClickHouse's ORDER BY … LIMIT 1 BY on 18.16. No FINAL (costly on
-// 18.16) and no dependence on merges: re-sent identical rows count once. The table is the
-// argument: the site's reader names it (schema.SiteReader.Table).
+// candidatePointsSQL reads the site's stored points reaching into [from, to), every generation;
+// its arguments are the site, the tenant and the three instants. The winner per (pod, begin) is
+// chosen in Go (resolvePoints): sorting a window's few thousand rows there is cheaper than
+// ClickHouse's ORDER BY … LIMIT 1 BY on 18.16. No FINAL (costly on 18.16) and no dependence on
+// merges: re-sent identical rows count once. The table is the argument: the site's reader names
+// it (schema.SiteReader.Table).
+//
+// The site is a PREWHERE: the primary key narrows the read to the granules holding the site
+// (whole 8,192-row granules of the monthly parts, shared with other sites: about 20,000 rows
+// for a 1,200-hour window), and ClickHouse 18.16 does not move conditions on key columns to
+// PREWHERE by itself (the bytes read below say so): without it every read column is read for
+// all those rows; with it only site_id is, and the other columns of the granules that hold the
+// site's rows. A third of the bytes read (system.query_log on the 1,000-site benchmark data
+// set: 1,485 KiB against 452 KiB, the same 21,115 rows) and less server time.
 func candidatePointsSQL(table string) string {
 	return "SELECT " +
 		tables.List(tables.PodID, tables.BeginTS, tables.EndTS, tables.GenerationTS, tables.Value, tables.Reliability) +
 		" FROM " + table +
-		" WHERE " + tables.TenantID + " = ? AND " + tables.SiteID + " = ? AND " + tables.BeginTS + " >= ? AND " + tables.BeginTS + " < ? AND " + tables.EndTS + " > ?"
+		" PREWHERE " + tables.SiteID + " = ?" +
+		" WHERE " + tables.TenantID + " = ? AND " + tables.BeginTS + " >= ? AND " + tables.BeginTS + " < ? AND " + tables.EndTS + " > ?"
 }
 
 // maxPresizedPoints bounds the room made before reading a load curve (a year of 30-minute points
@@ -53,7 +63,7 @@ type storedPoint struct {
 func resolveLoadCurve(ctx context.Context, db *schema.DB, tenantID, siteID string, from, to time.Time) ([]loadCurvePoint, error) {
 	from, to = from.UTC(), to.UTC()
 	site := db.ReadSite(tenantID, siteID)
-	rows, err := site.Conn.Query(ctx, candidatePointsSQL(site.Table(tables.LoadCurvePoints)), tenantID, siteID, from.Add(-loadCurveLookback), to, from)
+	rows, err := site.Conn.Query(ctx, candidatePointsSQL(site.Table(tables.LoadCurvePoints)), siteID, tenantID, from.Add(-loadCurveLookback), to, from)
 	if err != nil {
 		return nil, fmt.Errorf("resolve load curve: %w", err)
 	}
