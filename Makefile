@@ -138,6 +138,14 @@ bench-comparison:
 bench-daily-answer:
 	$(GO) test -count=1 -run '^$$' -bench BenchmarkDailyPathAnswer -benchtime 500x ./apidocs
 
+# energyd's CPU per computed HOURS answer (the 1,200-hour window of one benchmark site, 2,400
+# points) through the whole serving chain, cache off, collector paced as energyd paces it:
+# BenchmarkHoursAnswerComputed in apidocs on a ClickHouse of its own, 300 answers; prints ns/op,
+# cpu-ns/op (this process only), B/op, allocs/op and writes no file. About 20 s.
+.PHONY: bench-hours-answer
+bench-hours-answer:
+	$(GO) test -count=1 -run '^$$' -bench BenchmarkHoursAnswerComputed -benchtime 300x ./apidocs
+
 # What one site's read costs ClickHouse whatever its size (SELECT 1, 4 rows, the engine's DAYS-year
 # read, the year flat, a pre-computed daily energy table built for the run): server time and read
 # rows from system.query_log, client time through clickhouse-go; about a minute on the reused data

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"energy/bench"
 )
 
 // referencePointsSQL is the point resolution as ClickHouse computed it before it moved to Go
@@ -75,6 +77,26 @@ func TestResolvePointsMatchesSQL(t *testing.T) {
 			if got[i] != want[i] {
 				t.Fatalf("first difference at %d: got %+v, want %+v", i, got[i], want[i])
 			}
+		}
+	}
+}
+
+// BenchmarkLoadCurvePieces is the cutting of a 1,200-hour window of 30-minute points into the
+// hours' pieces under the benchmark's HPHC schedule: the load-curve part of a computed HOURS
+// answer between the read and the items.
+func BenchmarkLoadCurvePieces(b *testing.B) {
+	tariff := bench.Tariff(2024)
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, parisLoc)
+	var points []loadCurvePoint
+	for t := start.UTC(); t.Before(start.Add(1200 * time.Hour)); t = t.Add(30 * time.Minute) {
+		points = append(points, loadCurvePoint{pod: "PDL1", begin: t, end: t.Add(30 * time.Minute), watts: 500})
+	}
+	steps, _ := Steps(start, start.Add(1200*time.Hour), parisLoc, UnitHours, 1, MaxSteps)
+	b.ReportAllocs()
+	for b.Loop() {
+		pieces := loadCurvePieces(points, steps, newTimeOfUse(&tariff, parisLoc, nil))
+		if len(pieces) != 1200 || len(pieces[0]) != 2 {
+			b.Fatal(len(pieces))
 		}
 	}
 }

@@ -34,6 +34,7 @@ type timeOfUse struct {
 	cuts     []int                // minutes of the day where the heading may change, 0 and 1440 included
 	days     map[int]*daySchedule
 	last     *daySchedule // the last day looked up
+	lastSeg  touSegment   // the last segment split found an instant in (zero: none yet)
 }
 
 type touRange struct {
@@ -156,13 +157,21 @@ func (t *timeOfUse) colouredHeading(y int, m time.Month, d, minute int) string {
 // split calls fn for each part of [from, to) with one heading; parts never cross a local midnight.
 func (t *timeOfUse) split(from, to time.Time, fn func(a, b time.Time, heading string)) {
 	for cur := from; cur.Before(to); {
-		s := t.day(cur)
-		next := s.end
-		heading := t.fallback
-		for _, seg := range s.segments {
-			if !cur.Before(seg.start) && cur.Before(seg.end) {
-				next, heading = seg.end, seg.heading
-				break
+		var next time.Time
+		var heading string
+		if ls := &t.lastSeg; cur.Before(ls.end) && !cur.Before(ls.start) {
+			// Most parts: the next point in the same segment as the previous one. A day's
+			// segments are disjoint and inside the day, so the day's lookup would find it.
+			next, heading = ls.end, ls.heading
+		} else {
+			s := t.day(cur)
+			next, heading = s.end, t.fallback
+			for _, seg := range s.segments {
+				if !cur.Before(seg.start) && cur.Before(seg.end) {
+					next, heading = seg.end, seg.heading
+					t.lastSeg = seg
+					break
+				}
 			}
 		}
 		if !next.After(cur) { // never loop: a zone whose day computation misbehaves
