@@ -333,7 +333,7 @@ func writeResults(path, md string) error {
 
 // clearData empties the readings and reference tables of the benchmark database.
 func clearData(ctx context.Context, db *schema.DB) error {
-	for _, t := range []string{tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs, tables.DailyEnergy} {
+	for _, t := range []string{tables.LoadCurvePoints, tables.ElecIndexes, tables.ElecIndexesBySite, tables.Sites, tables.Tariffs, tables.DailyEnergy, tables.DailyEnergyBySite} {
 		var n uint64
 		if err := db.Conn.QueryRow(ctx, "SELECT count() FROM "+t+" WHERE tenant_id = ?", bench.Tenant).Scan(&n); err != nil {
 			return err
