@@ -14,7 +14,7 @@ import (
 // TestReadDayRows writes rows into the daily table's per-site copy as the ingest does and
 // checks what the daily path reads back from ClickHouse: the latest version of each day (an
 // older one not merged away is skipped), dial names with any character and their Wh, the
-// conditions and bit sets worked out by the server, and days the path cannot take (Wh not
+// conditions and bit sets worked out as the rows are read, and days the path cannot take (Wh not
 // whole, an unknown flag and nature; another zone, no energy, fewer Wh than dials).
 func TestReadDayRows(t *testing.T) {
 	ctx := context.Background()
