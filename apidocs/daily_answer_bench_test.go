@@ -72,13 +72,7 @@ func BenchmarkDailyPathAnswer(b *testing.B) {
 			if got := dailyTableAnswers(b) - before; got != benchDailySites {
 				b.Fatalf("%v of %d answers from the daily table", got, benchDailySites)
 			}
-			b.ReportAllocs()
-			cpu0, n := processCPU(), 0
-			for b.Loop() {
-				serve(n)
-				n++
-			}
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(n), "cpu-ns/op")
+			loopWithCPU(b, func(i int) { serve(i) })
 		})
 	}
 }

@@ -50,11 +50,5 @@ func BenchmarkHoursAnswerComputed(b *testing.B) {
 	// The collector paced as energyd paces it under its memory limit (cmd/energyd, GOGC 400):
 	// at Go's default 100 the answer's garbage costs more here than in the service.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	b.ReportAllocs()
-	cpu0, n := processCPU(), 0
-	for b.Loop() {
-		serve()
-		n++
-	}
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(n), "cpu-ns/op")
+	loopWithCPU(b, func(int) { serve() })
 }
