@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"energy/bench"
 	"energy/query/consumption"
 	"energy/query/daily"
@@ -63,38 +61,16 @@ func BenchmarkDailyPathAnswer(b *testing.B) {
 				h.ServeHTTP(w, reqs[i%len(reqs)].Clone(ctx))
 				return w
 			}
-			before := dailyTableAnswers(b)
+			before := consumption.AnswersComputedFrom(consumption.PathDailyTable)
 			for i := range reqs {
 				if w := serve(i); w.status != http.StatusOK || w.header.Get("X-Cache") != "MISS" || w.bytes < unit.items*100 {
 					b.Fatalf("status %d X-Cache %q, %d bytes", w.status, w.header.Get("X-Cache"), w.bytes)
 				}
 			}
-			if got := dailyTableAnswers(b) - before; got != benchDailySites {
+			if got := consumption.AnswersComputedFrom(consumption.PathDailyTable) - before; got != benchDailySites {
 				b.Fatalf("%v of %d answers from the daily table", got, benchDailySites)
 			}
 			loopWithCPU(b, func(i int) { serve(i) })
 		})
 	}
-}
-
-// dailyTableAnswers reads energy_consumption_answers_total{path="daily_table"}: which path
-// answered tells that the benchmark measures the daily table's.
-func dailyTableAnswers(b *testing.B) float64 {
-	b.Helper()
-	families, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "energy_consumption_answers_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if m.GetLabel()[0].GetValue() == consumption.PathDailyTable {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	b.Fatal("no energy_consumption_answers_total{path=daily_table}")
-	return 0
 }

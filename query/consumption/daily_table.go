@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/sync/errgroup"
 
 	"energy/schema"
@@ -23,6 +24,16 @@ const (
 var answersByPath = metric.CounterVec("energy_consumption_answers_total",
 	"Consumption answers computed (cache misses), by the data they were computed from: daily_table (the daily energy table) or readings.",
 	"path", PathDailyTable, PathReadings)
+
+// AnswersComputedFrom is how many answers this process has computed from path (PathDailyTable
+// or PathReadings) so far: what energy_consumption_answers_total{path} shows.
+func AnswersComputedFrom(path string) float64 {
+	var m dto.Metric
+	if err := answersByPath.WithLabelValues(path).Write(&m); err != nil {
+		return 0
+	}
+	return m.GetCounter().GetValue()
+}
 
 // dayRow is what the daily energy table (schema/migrations/0027_daily_energy.sql) holds for one
 // local day of a site's electricity, as the daily path reads it: the conditions on its scalar

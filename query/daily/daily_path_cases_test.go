@@ -86,12 +86,12 @@ func TestDailyPathHandComputed(t *testing.T) {
 
 	answer := func(label string, req consumption.Request, path string) *consumption.ConsumptionResult {
 		t.Helper()
-		before := answersBy(t, path)
+		before := consumption.AnswersComputedFrom(path)
 		got, err := fast.Compute(ctx, site, req)
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
-		if answersBy(t, path) != before+1 {
+		if consumption.AnswersComputedFrom(path) != before+1 {
 			t.Errorf("%s: not answered from the %s", label, path)
 		}
 		want, err := slow.Compute(ctx, site, req)
@@ -149,11 +149,11 @@ func TestDailyPathHandComputed(t *testing.T) {
 	moved.Timezone = "Europe/London"
 	london, _ := time.LoadLocation("Europe/London")
 	lday := func(m time.Month, d int) time.Time { return time.Date(2024, m, d, 0, 0, 0, 0, london) }
-	before := answersBy(t, consumption.PathReadings)
+	before := consumption.AnswersComputedFrom(consumption.PathReadings)
 	if _, err := fast.Compute(ctx, moved, consumption.Request{Start: lday(3, 2), End: lday(3, 10), StepUnit: consumption.UnitDays, StepValue: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if answersBy(t, consumption.PathReadings) != before+1 {
+	if consumption.AnswersComputedFrom(consumption.PathReadings) != before+1 {
 		t.Error("rows of another zone answered")
 	}
 }
@@ -223,8 +223,8 @@ func TestDailyPathRemembersSitesItCannotAnswer(t *testing.T) {
 	if again := queries("MIDNIGHT", day(5), day(20)); again != past {
 		t.Errorf("MIDNIGHT past its data: %d queries, then %d; want the table read each time", past, again)
 	}
-	before := answersBy(t, consumption.PathDailyTable)
-	if queries("MIDNIGHT", day(2), day(8)) != 1 || answersBy(t, consumption.PathDailyTable) != before+1 {
+	before := consumption.AnswersComputedFrom(consumption.PathDailyTable)
+	if queries("MIDNIGHT", day(2), day(8)) != 1 || consumption.AnswersComputedFrom(consumption.PathDailyTable) != before+1 {
 		t.Error("MIDNIGHT within its data: not one query of the daily table")
 	}
 }

@@ -9,34 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"energy/bench"
 	"energy/query/consumption"
 	"energy/schema/chtest"
 	"energy/schema/registry"
 )
-
-// answersBy reads energy_consumption_answers_total{path}.
-func answersBy(t *testing.T, path string) float64 {
-	t.Helper()
-	families, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "energy_consumption_answers_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if m.GetLabel()[0].GetValue() == path {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	t.Fatalf("no energy_consumption_answers_total{path=%q}", path)
-	return 0
-}
 
 // TestDailyPathAnswersLikeTheReadings computes requests on the golden answers' data set (a
 // year of daily indexes at local midnight on two dials, the HPHC tariff whose prices change on
@@ -127,12 +104,12 @@ func TestDailyPathAnswersLikeTheReadings(t *testing.T) {
 	}
 	goldens := 0
 	for _, c := range cases {
-		before := answersBy(t, c.path)
+		before := consumption.AnswersComputedFrom(c.path)
 		got, err := fast.Compute(ctx, site, c.req)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if answersBy(t, c.path) != before+1 {
+		if consumption.AnswersComputedFrom(c.path) != before+1 {
 			t.Errorf("%s: not answered from the %s", c.name, c.path)
 		}
 		want, err := slow.Compute(ctx, site, c.req)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"energy/bench"
 	"energy/query/consumption"
 	"energy/query/daily"
@@ -49,17 +47,7 @@ func ensureDailyTable(ctx context.Context, db *schema.DB, reg *registry.Store) e
 // logAnswerPaths logs how many consumption answers this process computed from the daily table
 // and from the readings (energy_consumption_answers_total), which shows the table was used.
 func logAnswerPaths() {
-	families, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		logf("answers by path: %v", err)
-		return
-	}
-	for _, f := range families {
-		if f.GetName() != "energy_consumption_answers_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			logf("consumption answers computed from the %s: %.0f", m.GetLabel()[0].GetValue(), m.GetCounter().GetValue())
-		}
+	for _, path := range []string{consumption.PathDailyTable, consumption.PathReadings} {
+		logf("consumption answers computed from the %s: %.0f", path, consumption.AnswersComputedFrom(path))
 	}
 }
