@@ -180,7 +180,7 @@ func (c *Engine) fromDailyTable(ctx context.Context, site registry.Site, p *plan
 }
 
 // exact tells whether the row is one real reading interval from midnight to midnight (see
-// fromDailyTable) in the zone the query asked for, with whole Wh by dial and flags the days can
+// fromDailyTable) in the zone readDayRows was given, with whole Wh by dial and flags the days can
 // carry into a step; it notes its flags and natures.
 func (r *dayRow) exact() bool {
 	if r.plain != 1 || r.aggregated != 0 || len(r.dials) == 0 || len(r.dials) != len(r.dialWh) ||
